@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './ids.js';
+export * from './policy.js';
+export * from './in-force.js';
+export * from './trace.js';

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import {
+  IsoDateSchema,
+  RoleSchema,
+  SourceIdSchema,
+  type ChunkId,
+  type IsoDate,
+  type RevisionId,
+  type Role,
+  type SourceId,
+} from './ids.js';
+
+export const StatusSchema = z.enum(['approved', 'draft', 'retired']);
+export type Status = z.infer<typeof StatusSchema>;
+
+/** The front matter fields the contract fixes; any other key must be a declared entity type. */
+export const FrontMatterSchema = z
+  .object({
+    source_id: SourceIdSchema,
+    title: z.string().trim().min(1, 'title must not be empty'),
+    status: StatusSchema,
+    effective_date: IsoDateSchema,
+    version: z.union([z.string().trim().min(1), z.number()]).transform(String).optional(),
+    review_by: IsoDateSchema.optional(),
+    owner: z.string().trim().min(1).optional(),
+    audience: z.array(RoleSchema).min(1).default(['patient', 'staff']),
+  })
+  .catchall(z.unknown());
+export type FrontMatter = z.output<typeof FrontMatterSchema>;
+
+export const FIXED_FRONT_MATTER_KEYS: ReadonlySet<string> = new Set(Object.keys(FrontMatterSchema.shape));
+
+/** `assistant.yaml` at the root of a policy repository. */
+export const AssistantConfigSchema = z.object({
+  organization: z.string().min(1),
+  appointment_channel: z.string().min(1),
+  entities: z
+    .record(
+      z.string().regex(/^[a-z][a-z0-9_]*$/, 'entity type must be a lower-case identifier'),
+      z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/), z.array(z.string().min(1))),
+    )
+    .default({}),
+});
+export type AssistantConfig = z.output<typeof AssistantConfigSchema>;
+
+/** entity type -> canonical value, e.g. { clinic: "harbor" }. */
+export type EntityTags = Readonly<Record<string, string>>;
+
+/** One immutable revision of one source: what a policy file said, byte for byte. */
+export interface Revision {
+  readonly revision: RevisionId;
+  readonly sourceId: SourceId;
+  readonly title: string;
+  readonly status: Status;
+  readonly effectiveDate: IsoDate;
+  readonly version: string | null;
+  readonly reviewBy: IsoDate | null;
+  readonly owner: string | null;
+  readonly audience: readonly Role[];
+  readonly entities: EntityTags;
+  /** Repository-relative path the revision was first read from. */
+  readonly path: string;
+  /** Markdown after the front matter; passage offsets index into this string. */
+  readonly body: string;
+}
+
+/** Revision metadata kept in memory for in-force selection (everything but the body). */
+export type RevisionMeta = Omit<Revision, 'body'> & { readonly ingestSeq: number };
+
+/** A passage: a contiguous span [start, end) of a revision body. */
+export interface Passage {
+  readonly chunkId: ChunkId;
+  readonly revision: RevisionId;
+  readonly sourceId: SourceId;
+  readonly start: number;
+  readonly end: number;
+  /** Exactly body.slice(start, end). */
+  readonly text: string;
+  /** Headings above the passage, outermost first. */
+  readonly headings: readonly string[];
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { ChunkIdSchema, IsoDateSchema, RevisionIdSchema, RoleSchema, SourceIdSchema, TraceIdSchema } from './ids.js';
+
+export const OutcomeSchema = z.enum(['answer', 'abstain', 'clarify', 'out_of_scope']);
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+/** Contract section 2: never rename these; add new ones at the end. */
+export const ReasonSchema = z.enum([
+  'CITATION_GAP',
+  'CITATION_UNKNOWN',
+  'UNSUPPORTED_CLAIM',
+  'NO_SUPPORT',
+  'CONFLICTING_REVISIONS',
+  'UNDERSPECIFIED',
+  'CLINICAL',
+  'EMERGENCY',
+  'GENERATOR_ERROR',
+]);
+export type Reason = z.infer<typeof ReasonSchema>;
+
+export const LabelSchema = z.string().regex(/^S[1-9]\d*$/);
+
+export const RetrievedSchema = z.object({
+  label: LabelSchema,
+  source_id: SourceIdSchema,
+  revision: RevisionIdSchema,
+  version: z.string().nullable(),
+  chunk_id: ChunkIdSchema,
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+  text: z.string(),
+  /** Fused relevance score: evidence of relevance, never proof. */
+  score: z.number(),
+  rank: z.number().int().positive(),
+  /** Per-retriever raw scores and ranks behind the fused score (null: not found by that retriever). */
+  components: z.record(z.string(), z.object({ score: z.number(), rank: z.number().int().positive() }).nullable()),
+});
+export type Retrieved = z.infer<typeof RetrievedSchema>;
+
+export const SentenceSchema = z.object({ text: z.string(), labels: z.array(LabelSchema) });
+export type TraceSentence = z.infer<typeof SentenceSchema>;
+
+export const CitationSchema = z.object({
+  label: LabelSchema,
+  source_id: SourceIdSchema,
+  revision: RevisionIdSchema,
+  version: z.string().nullable(),
+  chunk_id: ChunkIdSchema,
+  text: z.string(),
+});
+export type Citation = z.infer<typeof CitationSchema>;
+
+export const TraceConfigSchema = z.object({
+  retriever: z.string(),
+  embedder: z.string(),
+  generator: z.string(),
+  prompt_version: z.string(),
+  index_snapshot: z.string(),
+  /** Passages offered to the generator (the context budget). */
+  k: z.number().int().positive(),
+});
+export type TraceConfig = z.infer<typeof TraceConfigSchema>;
+
+export const TraceSchema = z.object({
+  trace_id: TraceIdSchema,
+  created_at: z.iso.datetime(),
+  query: z.string(),
+  normalized_query: z.string(),
+  role: RoleSchema,
+  as_of: IsoDateSchema,
+  outcome: OutcomeSchema,
+  reason: ReasonSchema.nullable(),
+  answer: z.string(),
+  retrieved: z.array(RetrievedSchema),
+  sentences: z.array(SentenceSchema),
+  citations: z.array(CitationSchema),
+  config: TraceConfigSchema,
+});
+export type Trace = z.infer<typeof TraceSchema>;
+
+/** The trace contract as JSON Schema, for outside tools (contract section 3). */
+export function traceJsonSchema(): unknown {
+  return z.toJSONSchema(TraceSchema, { io: 'output', unrepresentable: 'any' });
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { CitetraceError, RevisionIdSchema } from '../domain/index.js';
+
+/**
+ * The commit record of the index. LanceDB table versions give us atomic multi-table ingests:
+ * rows are appended first, then this file is replaced atomically; readers check out exactly the
+ * table versions named here, so a crash mid-ingest leaves the last commit intact.
+ * Table versions are a commit mechanism only: revisions are rows, never pruned.
+ */
+export const ManifestSchema = z.object({
+  format: z.literal(1),
+  seq: z.number().int().positive(),
+  committed_at: z.iso.datetime(),
+  repository: z.string(),
+  model: z.object({ id: z.string(), weights_sha256: z.string(), dimensions: z.number().int().positive() }),
+  tables: z.object({ revisions: z.number().int().positive(), passages: z.number().int().positive() }),
+  /** Revisions present in the repository at this commit; only these can be in force. */
+  present: z.array(RevisionIdSchema),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+export const MANIFEST_FILE = 'manifest.json';
+export const LANCE_DIR = 'lance';
+
+export function snapshotIdOf(manifest: Manifest): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model }))
+    .digest('hex');
+  return `${manifest.seq}:${digest.slice(0, 16)}`;
+}
+
+export async function readManifest(dataDir: string): Promise<Manifest | null> {
+  const file = path.join(dataDir, MANIFEST_FILE);
+  if (!existsSync(file)) return null;
+  const parsed = ManifestSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+  if (!parsed.success) throw new CitetraceError('INTERNAL', `${file}: not a citetrace index manifest`);
+  return parsed.data;
+}
+
+/** Replace the manifest atomically: write, fsync, rename. */
+export async function writeManifest(dataDir: string, manifest: Manifest): Promise<void> {
+  const file = path.join(dataDir, MANIFEST_FILE);
+  const tmp = `${file}.tmp`;
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, file);
+}
+
+/** One writer per data folder; a lock left by a dead process is taken over. */
+export async function withWriteLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  const lock = path.join(dataDir, '.write.lock');
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const handle = await open(lock, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
+        throw new CitetraceError('INDEX_BUSY', `${dataDir}: another citetrace process is writing this index`, { cause: error });
+      }
+      const pid = Number(await readFile(lock, 'utf8').catch(() => '0'));
+      if (pid > 0 && isAlive(pid)) {
+        throw new CitetraceError('INDEX_BUSY', `${dataDir}: another citetrace process (pid ${pid}) is writing this index`);
+      }
+      await rm(lock, { force: true });
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,64 @@
+import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
+
+const text = (name: string, nullable = false): Field => new Field(name, new Utf8(), nullable);
+const texts = (name: string): Field => new Field(name, new List(new Field('item', new Utf8(), true)), false);
+
+export const REVISIONS_TABLE = 'revisions';
+export const PASSAGES_TABLE = 'passages';
+
+/** One row per revision, keyed by content hash; never updated, never deleted. */
+export const revisionsSchema = new Schema([
+  text('revision'),
+  text('source_id'),
+  text('title'),
+  text('status'),
+  text('effective_date'),
+  text('version', true),
+  text('review_by', true),
+  text('owner', true),
+  texts('audience'),
+  text('entities'),
+  text('path'),
+  text('body'),
+  new Field('ingest_seq', new Int32(), false),
+  text('ingested_at'),
+]);
+
+/** One row per passage with its vector and the revision facts retrieval filters on. */
+export function passagesSchema(dimensions: number): Schema {
+  return new Schema([
+    text('chunk_id'),
+    text('revision'),
+    text('source_id'),
+    text('version', true),
+    text('status'),
+    text('effective_date'),
+    texts('audience'),
+    texts('entity_tags'),
+    text('title'),
+    texts('headings'),
+    new Field('start', new Int32(), false),
+    new Field('end', new Int32(), false),
+    text('text'),
+    text('search_text'),
+    new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
+  ]);
+}
+
+export interface PassageRow {
+  readonly chunk_id: string;
+  readonly revision: string;
+  readonly source_id: string;
+  readonly version: string | null;
+  readonly status: string;
+  readonly effective_date: string;
+  readonly audience: readonly string[];
+  readonly entity_tags: readonly string[];
+  readonly title: string;
+  readonly headings: readonly string[];
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  readonly search_text: string;
+  readonly vector: readonly number[];
+}

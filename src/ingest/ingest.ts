@@ -1,0 +1,113 @@
+import path from 'node:path';
+import { CitetraceError, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
+import type { Embedder } from '../embed/index.js';
+import { commitIngest, readManifest, openPolicyIndex, type EmbeddedPassage } from '../index-store/index.js';
+import { chunkRevision, searchTextOf } from './chunk.js';
+import { formatProblem, scanRepository } from './repository.js';
+
+export interface IngestReport {
+  readonly root: string;
+  /** Distinct revisions present in the repository. */
+  readonly revisionsPresent: number;
+  readonly added: readonly Pick<Revision, 'sourceId' | 'version' | 'revision' | 'path'>[];
+  readonly passagesAdded: number;
+  /** Sources with no file left in the repository: history kept, no longer in force. */
+  readonly withdrawn: readonly SourceId[];
+  /** Manifest sequence number after this run; unchanged when nothing changed. */
+  readonly commit: number;
+  readonly changed: boolean;
+}
+
+export interface IngestOptions {
+  readonly root: string;
+  readonly dataDir: string;
+  readonly embedder: Embedder;
+  readonly now: Date;
+  readonly onProgress?: (message: string) => void;
+}
+
+/**
+ * Ingest a policy repository: validate every file first (any problem: nothing is written), then
+ * append only revisions the index has not seen, and commit the repository's present set.
+ * Re-ingesting identical content writes nothing.
+ */
+export async function ingestRepository(options: IngestOptions): Promise<IngestReport> {
+  const { root, dataDir, embedder } = options;
+  const scan = await scanRepository(root);
+  if (scan.problems.length > 0) {
+    throw new CitetraceError('BAD_POLICY_FILE', scan.problems.map(formatProblem).join('\n'));
+  }
+
+  const previous = await readManifest(dataDir);
+  const known: ReadonlyMap<RevisionId, RevisionMeta> = previous === null ? new Map() : await knownRevisions(dataDir);
+  if (previous !== null && previous.model.weights_sha256 !== embedder.weightsSha256) {
+    throw new CitetraceError(
+      'MODEL_MISMATCH',
+      `${dataDir}: index was built with ${previous.model.id} (${previous.model.weights_sha256.slice(0, 12)}), not ${embedder.modelId} (${embedder.weightsSha256.slice(0, 12)}); use a new --data folder`,
+    );
+  }
+  const labels = new Map<string, RevisionMeta>();
+  for (const meta of known.values()) {
+    if (meta.version !== null) labels.set(`${meta.sourceId}@${meta.version}`, meta);
+  }
+  for (const rev of scan.revisions) {
+    const claimed = rev.version === null ? undefined : labels.get(`${rev.sourceId}@${rev.version}`);
+    if (claimed !== undefined && claimed.revision !== rev.revision) {
+      throw new CitetraceError(
+        'REVISION_CONFLICT',
+        `${rev.path}: (source_id, version) (${rev.sourceId}, ${rev.version ?? ''}) already names revision ${claimed.revision} (first read from ${claimed.path}); give this revision a new version`,
+      );
+    }
+  }
+
+  const fresh = scan.revisions.filter((rev) => !known.has(rev.revision));
+  const present = scan.revisions.map((rev) => rev.revision).sort();
+  const unchanged =
+    previous !== null && fresh.length === 0 && previous.present.length === present.length && previous.present.every((r, i) => r === present[i]);
+  const presentSources = new Set(scan.revisions.map((rev) => rev.sourceId));
+  const withdrawn = [
+    ...new Set(
+      (previous?.present ?? []).map((r) => known.get(r)?.sourceId).filter((s): s is SourceId => s !== undefined && !presentSources.has(s)),
+    ),
+  ].sort();
+  const report = { root, revisionsPresent: present.length, withdrawn };
+  if (unchanged) return { ...report, added: [], passagesAdded: 0, commit: previous.seq, changed: false };
+
+  const passages = fresh.flatMap((rev) => chunkRevision(rev).map((p) => ({ passage: p, searchText: searchTextOf(rev.title, p) })));
+  const vectors: Float32Array[] = [];
+  const batch = 64;
+  for (let i = 0; i < passages.length; i += batch) {
+    vectors.push(...(await embedder.embed({ texts: passages.slice(i, i + batch).map((p) => p.searchText) })));
+    options.onProgress?.(`embedded ${Math.min(i + batch, passages.length)}/${passages.length} passages`);
+  }
+  const embedded: EmbeddedPassage[] = passages.map(({ passage, searchText }, i) => {
+    const vector = vectors[i];
+    if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned fewer vectors than passages');
+    return { ...passage, searchText, vector };
+  });
+  const manifest = await commitIngest({
+    dataDir,
+    repository: path.resolve(root),
+    model: { id: embedder.modelId, weights_sha256: embedder.weightsSha256, dimensions: embedder.dimensions },
+    revisions: fresh,
+    passages: embedded,
+    present,
+    now: options.now,
+  });
+  return {
+    ...report,
+    added: fresh.map(({ sourceId, version, revision, path: file }) => ({ sourceId, version, revision, path: file })),
+    passagesAdded: embedded.length,
+    commit: manifest.seq,
+    changed: true,
+  };
+}
+
+async function knownRevisions(dataDir: string): Promise<ReadonlyMap<RevisionId, RevisionMeta>> {
+  const index = await openPolicyIndex({ dataDir });
+  try {
+    return new Map(index.revisions);
+  } finally {
+    index.close();
+  }
+}

@@ -1,0 +1,2 @@
+export { contentTerms, stem, termSet, words } from './tokens.js';
+export { passageSentences, splitSentences } from './sentences.js';

@@ -1,0 +1,44 @@
+/**
+ * Content-word analysis shared by the extractive generator and the support checker:
+ * lower-case word tokens, stop words removed, a light suffix stemmer (enough to relate
+ * "rescheduling" to "reschedule" and "draws" to "draw"; not a linguistic stemmer).
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its ' +
+    'me my of on or our please should so than that the their them then there these they this to up us was we ' +
+    'what when where which who will with would you your yours am any all also about after before get got ' +
+    'just may might much must need not no out over same some such very want like know tell there here one ' +
+    'each other only own too s t don shall ever whether'
+  ).split(' '),
+);
+
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  for (const suffix of ['ing', 'ed', 'es', 's']) {
+    if (w.length > suffix.length + 3 && w.endsWith(suffix)) {
+      w = w.slice(0, -suffix.length);
+      break;
+    }
+  }
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/** Word tokens: letters and digits, keeping times like "4pm" and amounts like "40" as tokens. */
+export function words(text: string): string[] {
+  return text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+}
+
+/** Stemmed content words, order kept, duplicates kept. */
+export function contentTerms(text: string): string[] {
+  return words(text)
+    .map((w) => w.replace(/['’]s$/u, ''))
+    .filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\d/u.test(w)))
+    .map(stem);
+}
+
+export function termSet(text: string): ReadonlySet<string> {
+  return new Set(contentTerms(text));
+}
