@@ -34,10 +34,17 @@ export const RetrievedSchema = z.object({
   rank: z.number().int().positive(),
   /** Per-retriever raw scores and ranks behind the fused score (null: not found by that retriever). */
   components: z.record(z.string(), z.object({ score: z.number(), rank: z.number().int().positive() }).nullable()),
+  /** Whether the passage was among the k offered to the generator (the context budget). */
+  offered: z.boolean(),
 });
 export type Retrieved = z.infer<typeof RetrievedSchema>;
 
-export const SentenceSchema = z.object({ text: z.string(), labels: z.array(LabelSchema) });
+export const SentenceSchema = z.object({
+  text: z.string(),
+  labels: z.array(LabelSchema),
+  /** Share of the sentence's content words its cited passages state (the support check's score). */
+  support: z.number().optional(),
+});
 export type TraceSentence = z.infer<typeof SentenceSchema>;
 
 export const CitationSchema = z.object({
@@ -58,10 +65,15 @@ export const TraceConfigSchema = z.object({
   index_snapshot: z.string(),
   /** Passages offered to the generator (the context budget). */
   k: z.number().int().positive(),
+  /** Candidates retrieved and recorded, of which the first k are offered. */
+  candidates: z.number().int().positive(),
 });
 export type TraceConfig = z.infer<typeof TraceConfigSchema>;
 
-export const TraceSchema = z.object({
+/** A generated answer the validator rejected: kept for the operator, never shown to the user. */
+export const RejectedDraftSchema = z.object({ text: z.string(), sentences: z.array(SentenceSchema), detail: z.string() });
+
+export const TraceSchema = z.looseObject({
   trace_id: TraceIdSchema,
   created_at: z.iso.datetime(),
   query: z.string(),
@@ -75,6 +87,9 @@ export const TraceSchema = z.object({
   sentences: z.array(SentenceSchema),
   citations: z.array(CitationSchema),
   config: TraceConfigSchema,
+  /** Why the pipeline decided as it did (scope rule, support score, clarification), for operators. */
+  detail: z.string().nullable(),
+  rejected: RejectedDraftSchema.nullable(),
 });
 export type Trace = z.infer<typeof TraceSchema>;
 

@@ -166,6 +166,7 @@ export interface EmbeddedPassage extends Passage {
 export interface CommitRequest {
   readonly dataDir: string;
   readonly repository: string;
+  readonly assistant: Manifest['assistant'];
   readonly model: Manifest['model'];
   /** Revisions not yet in the index, with their embedded passages. */
   readonly revisions: readonly Revision[];
@@ -270,6 +271,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         seq,
         committed_at: request.now.toISOString(),
         repository: request.repository,
+        assistant: request.assistant,
         model: request.model,
         tables: { revisions: await revisionsTable.version(), passages: await passagesTable.version() },
         present: [...request.present].sort(),

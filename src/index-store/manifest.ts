@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CitetraceError, RevisionIdSchema } from '../domain/index.js';
+import { AssistantConfigSchema, CitetraceError, RevisionIdSchema } from '../domain/index.js';
 
 /**
  * The commit record of the index. LanceDB table versions give us atomic multi-table ingests:
@@ -16,6 +16,8 @@ export const ManifestSchema = z.object({
   seq: z.number().int().positive(),
   committed_at: z.iso.datetime(),
   repository: z.string(),
+  /** The repository's assistant.yaml at this commit: entities and the appointment channel. */
+  assistant: AssistantConfigSchema,
   model: z.object({ id: z.string(), weights_sha256: z.string(), dimensions: z.number().int().positive() }),
   tables: z.object({ revisions: z.number().int().positive(), passages: z.number().int().positive() }),
   /** Revisions present in the repository at this commit; only these can be in force. */
@@ -28,7 +30,7 @@ export const LANCE_DIR = 'lance';
 
 export function snapshotIdOf(manifest: Manifest): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model }))
+    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model, assistant: manifest.assistant }))
     .digest('hex');
   return `${manifest.seq}:${digest.slice(0, 16)}`;
 }

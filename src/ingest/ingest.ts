@@ -63,7 +63,9 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
   const fresh = scan.revisions.filter((rev) => !known.has(rev.revision));
   const present = scan.revisions.map((rev) => rev.revision).sort();
   const unchanged =
-    previous !== null && fresh.length === 0 && previous.present.length === present.length && previous.present.every((r, i) => r === present[i]);
+    previous !== null &&
+    fresh.length === 0 &&
+    JSON.stringify(previous.assistant) === JSON.stringify(scan.assistant) && previous.present.length === present.length && previous.present.every((r, i) => r === present[i]);
   const presentSources = new Set(scan.revisions.map((rev) => rev.sourceId));
   const withdrawn = [
     ...new Set(
@@ -88,6 +90,7 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
   const manifest = await commitIngest({
     dataDir,
     repository: path.resolve(root),
+    assistant: scan.assistant,
     model: { id: embedder.modelId, weights_sha256: embedder.weightsSha256, dimensions: embedder.dimensions },
     revisions: fresh,
     passages: embedded,

@@ -13,7 +13,27 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+const IRREGULAR: Readonly<Record<string, string>> = {
+  drawn: 'draw',
+  drew: 'draw',
+  taken: 'take',
+  took: 'take',
+  given: 'give',
+  gave: 'give',
+  seen: 'see',
+  saw: 'see',
+  went: 'go',
+  gone: 'go',
+  children: 'child',
+  kids: 'child',
+  kid: 'child',
+  paid: 'pay',
+  brought: 'bring',
+};
+
 export function stem(word: string): string {
+  const irregular = IRREGULAR[word];
+  if (irregular !== undefined) return irregular;
   let w = word;
   if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
   for (const suffix of ['ing', 'ed', 'es', 's']) {

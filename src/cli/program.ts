@@ -1,0 +1,205 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { loadConfig, type Config } from '../config/index.js';
+import { CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema } from '../domain/index.js';
+import { ingestRepository, watchRepository } from '../ingest/index.js';
+import { createEmbedder, createTraceStore, openRuntime } from '../main.js';
+import { formatIngest, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
+
+export interface Io {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export const DEMO_CORPUS = fileURLToPath(new URL('../../corpus', import.meta.url));
+
+const DEMO_QUESTIONS = [
+  'Can I get blood drawn at the Harbor lab without an appointment?',
+  'How late can I reschedule through the portal?',
+  'What are your hours?',
+  'How much is the no-show fee?',
+  'Do you offer valet parking for helicopters?',
+  'I have chest pain right now',
+];
+
+function enumArg<T extends string>(schema: { safeParse: (v: unknown) => { success: boolean; data?: T } }, what: string) {
+  return (value: string): T => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success || parsed.data === undefined) throw new InvalidArgumentError(`not a valid ${what}`);
+    return parsed.data;
+  };
+}
+
+const parseDate = (value: string): string => {
+  if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a YYYY-MM-DD date');
+  return value;
+};
+
+const parseLimit = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidArgumentError('expected a whole number from 1 to 10000');
+  return n;
+};
+
+/** Build the CLI; actions resolve when done and throw CitetraceError for bad input. */
+export function buildProgram(io: Io): Command {
+  const program = new Command('citetrace')
+    .description('Appointment answers with a machine-checkable evidence path')
+    .option('--data <dir>', 'data folder: LanceDB index and SQLite traces (env CITETRACE_DATA, default ./index)')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => undefined })
+    .showSuggestionAfterError(false);
+
+  const config = (): Config => loadConfig({ env: io.env, dataDir: program.opts<{ data?: string }>().data });
+  const progress = (message: string): void => io.err(`${message}\n`);
+
+  program
+    .command('ingest')
+    .description('ingest a policy repository (atomic: any bad file and nothing is written)')
+    .argument('<dir>', 'policy repository')
+    .action(async (dir: string) => {
+      const cfg = config();
+      const embedder = await createEmbedder(cfg, progress);
+      const report = await ingestRepository({ root: dir, dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress });
+      io.out(`${formatIngest(report)}\n`);
+    });
+
+  program
+    .command('watch')
+    .description('ingest, then re-ingest whenever policy files are added, edited or removed')
+    .argument('<dir>', 'policy repository')
+    .action(async (dir: string) => {
+      const cfg = config();
+      const embedder = await createEmbedder(cfg, progress);
+      const watcher = watchRepository({
+        root: dir,
+        dataDir: cfg.dataDir,
+        embedder,
+        now: new Date(),
+        clock: () => new Date(),
+        onIngest: (report) => io.out(`${formatIngest(report)}\n`),
+        onError: (error) => io.err(`${error instanceof Error ? error.message : String(error)}\n`),
+      });
+      await watcher.ready;
+      io.err(`watching ${dir} (Ctrl-C to stop)\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          void watcher.close().then(resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  program
+    .command('ask')
+    .description('answer a question, persist its trace, print the answer (or the trace JSON)')
+    .argument('<question>', 'the question')
+    .addOption(new Option('--role <role>', 'who is asking').argParser(enumArg(RoleSchema, 'role (patient | staff)')).default('patient'))
+    .addOption(new Option('--as-of <date>', 'policies in force on this date (YYYY-MM-DD; default today)').argParser(parseDate))
+    .option('--json', 'print the full trace as JSON')
+    .action(async (question: string, opts: { role: 'patient' | 'staff'; asOf?: string; json?: boolean }) => {
+      const runtime = await openRuntime({ config: config(), onProgress: progress });
+      try {
+        const trace = await runtime.assistant.ask({ question, role: opts.role, asOf: opts.asOf });
+        io.out(`${opts.json === true ? JSON.stringify(trace, null, 2) : formatTrace(trace)}\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  const traces = program.command('traces').description('read stored traces');
+  traces
+    .command('list')
+    .description('newest first: trace id, time, role, outcome, reason, question')
+    .addOption(new Option('--outcome <outcome>').argParser(enumArg(OutcomeSchema, 'outcome')))
+    .addOption(new Option('--reason <reason>').argParser(enumArg(ReasonSchema, 'reason')))
+    .addOption(new Option('--limit <n>').argParser(parseLimit).default(50))
+    .option('--json', 'print JSON lines of full traces')
+    .action(async (opts: { outcome?: 'answer'; reason?: 'NO_SUPPORT'; limit: number; json?: boolean }) => {
+      const store = createTraceStore(config());
+      try {
+        const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
+        for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.trace) : formatTraceRow(row)}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  traces
+    .command('show')
+    .description('one trace as the evidence path (or its contract JSON)')
+    .argument('<id>', 'trace id')
+    .option('--json', 'print the trace JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const store = createTraceStore(config());
+      try {
+        const stored = await store.get(id);
+        if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
+        io.out(`${opts.json === true ? JSON.stringify(stored.trace, null, 2) : formatTraceDetail(stored)}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command('schema')
+    .description('print the trace contract as JSON Schema')
+    .action(() => {
+      io.out(`${JSON.stringify(traceJsonSchema(), null, 2)}\n`);
+    });
+
+  program
+    .command('model')
+    .description('provision the embedding model (done automatically on first use)')
+    .action(async () => {
+      const embedder = await createEmbedder(config(), progress);
+      io.out(`${embedder.modelId} sha256:${embedder.weightsSha256}\n`);
+    });
+
+  program
+    .command('demo')
+    .description('set up the demo policy repository and run demo questions (npm start)')
+    .action(async () => {
+      const cfg = config();
+      const embedder = await createEmbedder(cfg, progress);
+      const report = await ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress });
+      io.out(`${formatIngest(report)}\n\n`);
+      const runtime = await openRuntime({ config: cfg, embedder });
+      try {
+        for (const question of DEMO_QUESTIONS) {
+          const trace = await runtime.assistant.ask({ question, role: 'patient' });
+          io.out(`Q: ${question}\n${formatTrace(trace)}\n\n`);
+        }
+      } finally {
+        await runtime.close();
+      }
+      io.out(`Try: npx citetrace ask "Can I park for free at Eastside?"  ·  npx citetrace traces list\n`);
+    });
+
+  return program;
+}
+
+/** Run the CLI and return its exit code: 0 done, 2 bad input, 1 internal error. No stack traces for bad input. */
+export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0;
+      io.err(`citetrace: ${error.message.replace(/^error: /u, '')}\n`);
+      return 2;
+    }
+    if (error instanceof CitetraceError) {
+      io.err(`${error.message.split('\n').map((line) => `citetrace: ${line}`).join('\n')}\n`);
+      if (error.exitCode === 1 && io.env.CITETRACE_DEBUG === '1') io.err(`${error.stack ?? ''}\n`);
+      return error.exitCode;
+    }
+    io.err(`citetrace: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (io.env.CITETRACE_DEBUG === '1' && error instanceof Error) io.err(`${error.stack ?? ''}\n`);
+    return 1;
+  }
+}

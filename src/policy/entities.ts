@@ -1,0 +1,32 @@
+import type { AssistantConfig, EntityTags } from '../domain/index.js';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+}
+
+/** Entity values a question names through an alias from assistant.yaml, per entity type. */
+export function mentionedEntities(normalized: string, assistant: AssistantConfig): Readonly<Record<string, readonly string[]>> {
+  const found: Record<string, string[]> = {};
+  for (const [type, values] of Object.entries(assistant.entities)) {
+    for (const [value, aliases] of Object.entries(values)) {
+      const names = [value, ...aliases];
+      if (names.some((alias) => new RegExp(`\\b${escapeRegExp(alias.toLowerCase())}\\b`, 'u').test(normalized))) {
+        (found[type] ??= []).push(value);
+      }
+    }
+  }
+  return found;
+}
+
+/** A passage may answer when, for every entity type the question names, it is tagged with a named value or not tagged. */
+export function matchesMentioned(tags: EntityTags, mentioned: Readonly<Record<string, readonly string[]>>): boolean {
+  return Object.entries(mentioned).every(([type, values]) => {
+    const tag = tags[type];
+    return tag === undefined || values.includes(tag);
+  });
+}
+
+/** The display name for an entity value: its first alias, else the value. */
+export function entityLabel(assistant: AssistantConfig, type: string, value: string): string {
+  return assistant.entities[type]?.[value]?.[0] ?? value;
+}

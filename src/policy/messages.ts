@@ -1,0 +1,22 @@
+import type { AssistantConfig } from '../domain/index.js';
+
+/** One form for every abstention reason; the reason itself stays in the trace. */
+export function abstentionMessage(assistant: AssistantConfig): string {
+  return `I can't verify an answer to that from ${assistant.organization}'s current policies. For help, please ${assistant.appointment_channel}.`;
+}
+
+/**
+ * Text in a policy page that addresses the assistant instead of patients (OWASP LLM01, indirect
+ * prompt injection). Retrieved text is data: such sentences are never used as answer sentences.
+ */
+const INSTRUCTION_PATTERNS: readonly RegExp[] = [
+  /\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b.{0,20}\b(?:instructions?|rules?|prompts?|guidelines?|directions?)\b/iu,
+  /\b(?:you are now|act as|pretend to be|from now on,? you)\b/iu,
+  /\bsystem prompt\b/iu,
+  /\b(?:assistants?|ai|chatbots?|language models?|llms?)\b.{0,30}\b(?:must|should|will|shall)\b.{0,20}\b(?:say|tell|answer|respond|reply)\b/iu,
+  /\btell (?:all )?(?:patients|users|everyone|callers)\b/iu,
+];
+
+export function isInstruction(sentence: string): boolean {
+  return INSTRUCTION_PATTERNS.some((pattern) => pattern.test(sentence));
+}

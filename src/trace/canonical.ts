@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto';
+
+/** JSON with object keys sorted at every level: one byte sequence per value, for hashing. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
+
+/** Hash-chain link: sha256 over the previous link and the trace's canonical JSON. */
+export function chainHash(previous: string, body: string): string {
+  return `sha256:${createHash('sha256').update(previous).update('\n').update(body).digest('hex')}`;
+}

@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { TraceSchema, wrapError } from '../domain/index.js';
+import { canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
+import type { StoredTrace, TraceFilter, TraceStore } from './store.js';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE traces (
+     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+     trace_id   TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL,
+     outcome    TEXT NOT NULL,
+     reason     TEXT,
+     role       TEXT NOT NULL,
+     as_of      TEXT NOT NULL,
+     body       TEXT NOT NULL,
+     prev_hash  TEXT NOT NULL,
+     hash       TEXT NOT NULL UNIQUE
+   );
+   CREATE INDEX traces_outcome ON traces(outcome, reason);
+   CREATE TRIGGER traces_no_update BEFORE UPDATE ON traces
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: UPDATE refused'); END;
+   CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: DELETE refused'); END;`,
+];
+
+interface Row {
+  seq: number;
+  body: string;
+  prev_hash: string;
+  hash: string;
+}
+
+function toStored(row: Row): StoredTrace {
+  return { seq: row.seq, trace: TraceSchema.parse(JSON.parse(row.body)), prevHash: row.prev_hash, hash: row.hash };
+}
+
+/**
+ * SQLite trace store (better-sqlite3). WAL with synchronous=FULL: a committed trace survives a
+ * process crash and a power loss. Appends run in BEGIN IMMEDIATE transactions, so concurrent
+ * writers (threads or processes) extend one linear hash chain.
+ */
+export function createSqliteTraceStore(options: { readonly file: string }): TraceStore {
+  mkdirSync(path.dirname(options.file), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(options.file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 10000');
+    db.pragma('foreign_keys = ON');
+    const version = Number(db.pragma('user_version', { simple: true }));
+    db.transaction(() => {
+      MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    }).immediate();
+  } catch (error) {
+    throw wrapError('STORE_FAILURE', `cannot open trace store ${options.file}`, error);
+  }
+  const head = db.prepare<[], { hash: string }>('SELECT hash FROM traces ORDER BY seq DESC LIMIT 1');
+  const insert = db.prepare(
+    `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, prev_hash, hash)
+     VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @prev_hash, @hash)`,
+  );
+  const byId = db.prepare<[string], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE trace_id = ?');
+  const append = db.transaction((trace: StoredTrace['trace']) => {
+    const body = canonicalJson(trace);
+    const prevHash = head.get()?.hash ?? GENESIS_HASH;
+    const hash = chainHash(prevHash, body);
+    const info = insert.run({
+      trace_id: trace.trace_id,
+      created_at: trace.created_at,
+      outcome: trace.outcome,
+      reason: trace.reason,
+      role: trace.role,
+      as_of: trace.as_of,
+      body,
+      prev_hash: prevHash,
+      hash,
+    });
+    return { seq: Number(info.lastInsertRowid), trace, prevHash, hash };
+  });
+
+  return {
+    id: `sqlite:${path.resolve(options.file)}`,
+    append(trace) {
+      try {
+        return Promise.resolve(append.immediate(TraceSchema.parse(trace)));
+      } catch (error) {
+        return Promise.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
+      }
+    },
+    get(traceId) {
+      const row = byId.get(traceId);
+      return Promise.resolve(row === undefined ? null : toStored(row));
+    },
+    list(filter: TraceFilter) {
+      const where: string[] = [];
+      const params: Record<string, string | number> = { limit: filter.limit };
+      if (filter.outcome !== undefined) {
+        where.push('outcome = @outcome');
+        params.outcome = filter.outcome;
+      }
+      if (filter.reason !== undefined) {
+        where.push('reason = @reason');
+        params.reason = filter.reason;
+      }
+      if (filter.before !== undefined) {
+        where.push('seq < @before');
+        params.before = filter.before;
+      }
+      const sql = `SELECT seq, body, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
+      return Promise.resolve(db.prepare<Record<string, string | number>, Row>(sql).all(params).map(toStored));
+    },
+    close() {
+      db.close();
+      return Promise.resolve();
+    },
+  };
+}

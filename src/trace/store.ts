@@ -1,0 +1,28 @@
+import type { Outcome, Reason, Trace } from '../domain/index.js';
+
+export interface StoredTrace {
+  readonly seq: number;
+  readonly trace: Trace;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+export interface TraceFilter {
+  readonly outcome?: Outcome;
+  readonly reason?: Reason;
+  readonly limit: number;
+  /** Return traces with seq below this (paging backwards from the newest). */
+  readonly before?: number;
+}
+
+/**
+ * Append-only trace storage. `append` resolves only after the trace is durably committed; no
+ * answer is shown before that. Implementations refuse updates and deletes in the database itself.
+ */
+export interface TraceStore {
+  readonly id: string;
+  append(trace: Trace): Promise<StoredTrace>;
+  get(traceId: string): Promise<StoredTrace | null>;
+  list(filter: TraceFilter): Promise<readonly StoredTrace[]>;
+  close(): Promise<void>;
+}
