@@ -1,6 +1,6 @@
 import type { LabeledPassage } from '../domain/index.js';
 import { isInstruction } from '../policy/index.js';
-import { contentTerms, passageSentences } from '../text/index.js';
+import { askedDetails, contentTerms, detailCues, passageSentences, statedDetails } from '../text/index.js';
 
 export interface ScoredSentence {
   readonly label: string;
@@ -20,7 +20,8 @@ export function contextTerms(p: Pick<LabeledPassage, 'passage' | 'revision'>): s
 /**
  * Score every answer-capable sentence of the offered passages by how much of the question it
  * states: the question's content words, each weighted by its rarity among the candidate sentences
- * (an idf over this small set), so "lab" on every lab page counts less than "walk-in".
+ * (an idf over this small set), so "lab" on every lab page counts less than "walk-in". The detail
+ * asked for (a time, a fee, ...) counts as a term that only sentences stating such a detail have.
  * Sentences that address the assistant (injected instructions) are never candidates.
  */
 export function scoreSentences(question: string, passages: readonly LabeledPassage[]): ScoredSentence[] {
@@ -28,9 +29,17 @@ export function scoreSentences(question: string, passages: readonly LabeledPassa
     const context = contextTerms(p);
     return passageSentences(p.passage.text)
       .filter((text) => !isInstruction(text))
-      .map((text, position) => ({ label: p.label, rank, position, text, terms: new Set([...context, ...contentTerms(text)]) }));
+      .map((text, position) => ({
+        label: p.label,
+        rank,
+        position,
+        text,
+        terms: new Set([...context, ...contentTerms(text), ...statedDetails(text)]),
+      }));
   });
-  const terms = [...new Set(contentTerms(question))];
+  const asked = askedDetails(question);
+  const cues = detailCues(asked);
+  const terms = [...new Set([...contentTerms(question).filter((t) => !cues.has(t)), ...asked])];
   if (terms.length === 0 || candidates.length === 0) return [];
   const weight = new Map(terms.map((t) => [t, Math.log(1 + candidates.length / (1 + candidates.filter((c) => c.terms.has(t)).length))]));
   const total = [...weight.values()].reduce((a, b) => a + b, 0);

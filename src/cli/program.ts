@@ -53,7 +53,9 @@ export function buildProgram(io: Io): Command {
     .showSuggestionAfterError(false);
 
   const config = (): Config => loadConfig({ env: io.env, dataDir: program.opts<{ data?: string }>().data });
-  const progress = (message: string): void => io.err(`${message}\n`);
+  const progress = (message: string): void => {
+    io.err(`${message}\n`);
+  };
 
   program
     .command('ingest')
@@ -79,8 +81,12 @@ export function buildProgram(io: Io): Command {
         embedder,
         now: new Date(),
         clock: () => new Date(),
-        onIngest: (report) => io.out(`${formatIngest(report)}\n`),
-        onError: (error) => io.err(`${error instanceof Error ? error.message : String(error)}\n`),
+        onIngest: (report) => {
+          io.out(`${formatIngest(report)}\n`);
+        },
+        onError: (error) => {
+          io.err(`${error instanceof Error ? error.message : String(error)}\n`);
+        },
       });
       await watcher.ready;
       io.err(`watching ${dir} (Ctrl-C to stop)\n`);

@@ -46,6 +46,17 @@ export type AssistantConfig = z.output<typeof AssistantConfigSchema>;
 /** entity type -> canonical value, e.g. { clinic: "harbor" }. */
 export type EntityTags = Readonly<Record<string, string>>;
 
+/** entity type -> values a question names, e.g. { clinic: ["harbor"] }. */
+export type EntityMentions = Readonly<Record<string, readonly string[]>>;
+
+/** A revision may answer when, for every entity type the question names, it is tagged with a named value or not tagged (system-wide). */
+export function matchesMentioned(tags: EntityTags, mentioned: EntityMentions): boolean {
+  return Object.entries(mentioned).every(([type, values]) => {
+    const tag = tags[type];
+    return tag === undefined || values.includes(tag);
+  });
+}
+
 /** One immutable revision of one source: what a policy file said, byte for byte. */
 export interface Revision {
   readonly revision: RevisionId;

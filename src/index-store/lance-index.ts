@@ -43,12 +43,14 @@ export interface PolicyIndex {
   textSearch(request: SearchRequest & { readonly query: string }): Promise<readonly PassageMatch[]>;
   /** The stored body of any revision ever ingested, for verification and audits. */
   revisionBody(revision: RevisionId): Promise<string | null>;
+  /** Every passage of any revision ever ingested, in body order. */
+  passagesOf(revision: RevisionId): Promise<readonly Passage[]>;
   close(): void;
 }
 
-const strings = (value: unknown): string[] =>
-  value === null || value === undefined ? [] : Array.from(value as Iterable<unknown>, (v) => String(v));
-const nullableString = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+/** Arrow list cells (LanceDB returns them as iterable vectors) as plain string arrays. */
+const strings = (value: unknown): string[] => (value === null || value === undefined ? [] : Array.from(value as Iterable<string>));
+const nullableString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function toRevisionMeta(row: Record<string, unknown>): RevisionMeta {
   return {
@@ -149,6 +151,14 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
         .limit(1)
         .toArray()) as Record<string, unknown>[];
       return rows[0] === undefined ? null : String(rows[0].body);
+    },
+    async passagesOf(revision) {
+      const rows = (await passagesTable
+        .query()
+        .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
+        .select(PASSAGE_COLUMNS)
+        .toArray()) as Record<string, unknown>[];
+      return rows.map(toPassage).sort((a, b) => a.start - b.start);
     },
     close() {
       revisionsTable.close();

@@ -52,7 +52,7 @@ function splitLong(body: string, span: Span, maxChars: number): Span[] {
  */
 export function chunkRevision(revision: Pick<Revision, 'revision' | 'sourceId' | 'body'>, options: ChunkOptions = DEFAULT_CHUNKING): Passage[] {
   const { body } = revision;
-  const tree = parser.parse(body) as Root;
+  const tree: Root = parser.parse(body);
   const spans: Span[] = [];
   const headingStack: { depth: number; text: string }[] = [];
   let headingStart: number | null = null;

@@ -84,7 +84,7 @@ export function parsePolicyFile(options: {
   } catch {
     return fail('not valid UTF-8');
   }
-  const tree = frontMatterParser.parse(text) as Root;
+  const tree: Root = frontMatterParser.parse(text);
   const yamlNode = tree.children[0];
   if (yamlNode?.type !== 'yaml' || yamlNode.position === undefined) {
     return fail('missing front matter (the file must start with a --- YAML block)');

@@ -64,10 +64,14 @@ export function watchRepository(options: WatchOptions): Watcher {
     });
   }
   watcher.on('unlinkDir', schedule);
-  watcher.on('error', (error) => options.onError(error));
+  watcher.on('error', (error) => {
+    options.onError(error);
+  });
 
   const watching = new Promise<void>((resolve) => {
-    watcher.once('ready', () => resolve());
+    watcher.once('ready', () => {
+      resolve();
+    });
   });
   const ready = Promise.all([run(), watching]).then(() => undefined);
   return {

@@ -18,7 +18,6 @@ import type { Generator } from '../generate/index.js';
 import {
   abstentionMessage,
   clarifyQuestion,
-  matchesMentioned,
   mentionedEntities,
   normalizeQuestion,
   outOfScopeMessage,
@@ -120,14 +119,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
         const mentioned = mentionedEntities(question.normalized, deps.assistant);
-        const retrieved = await deps.retriever.retrieve({
+        hits = await deps.retriever.retrieve({
           query: question.normalized,
           role: request.role,
           asOf,
+          entities: mentioned,
           limit: deps.settings.candidates,
           ...(request.signal ? { signal: request.signal } : {}),
         });
-        hits = retrieved.filter((h) => matchesMentioned(h.revision.entities, mentioned));
         labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
         const offered = labeled.slice(0, deps.settings.k);
         if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');

@@ -1,4 +1,4 @@
-import type { AssistantConfig, EntityTags } from '../domain/index.js';
+import type { AssistantConfig, EntityMentions, EntityTags } from '../domain/index.js';
 import { entityLabel } from './entities.js';
 
 export interface Clarification {
@@ -15,7 +15,7 @@ export interface Clarification {
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly EntityTags[];
-  readonly mentioned: Readonly<Record<string, readonly string[]>>;
+  readonly mentioned: EntityMentions;
   readonly assistant: AssistantConfig;
   /** How many leading candidates decide. */
   readonly window?: number;

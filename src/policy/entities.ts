@@ -1,11 +1,11 @@
-import type { AssistantConfig, EntityTags } from '../domain/index.js';
+import type { AssistantConfig, EntityMentions } from '../domain/index.js';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 }
 
 /** Entity values a question names through an alias from assistant.yaml, per entity type. */
-export function mentionedEntities(normalized: string, assistant: AssistantConfig): Readonly<Record<string, readonly string[]>> {
+export function mentionedEntities(normalized: string, assistant: AssistantConfig): EntityMentions {
   const found: Record<string, string[]> = {};
   for (const [type, values] of Object.entries(assistant.entities)) {
     for (const [value, aliases] of Object.entries(values)) {
@@ -16,14 +16,6 @@ export function mentionedEntities(normalized: string, assistant: AssistantConfig
     }
   }
   return found;
-}
-
-/** A passage may answer when, for every entity type the question names, it is tagged with a named value or not tagged. */
-export function matchesMentioned(tags: EntityTags, mentioned: Readonly<Record<string, readonly string[]>>): boolean {
-  return Object.entries(mentioned).every(([type, values]) => {
-    const tag = tags[type];
-    return tag === undefined || values.includes(tag);
-  });
 }
 
 /** The display name for an entity value: its first alias, else the value. */

@@ -1,4 +1,4 @@
-import { CitetraceError } from '../domain/index.js';
+import { CitetraceError, matchesMentioned } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
 import type { PassageMatch, PolicyIndex } from '../index-store/index.js';
 import { reciprocalRankFusion, RRF_K } from './fusion.js';
@@ -8,7 +8,8 @@ export type RetrievalMode = 'hybrid' | 'vector' | 'fts';
 
 /**
  * LanceDB vector search (cosine over MiniLM) and LanceDB BM25 full-text search, both prefiltered
- * to the in-force revisions the role may see, fused by reciprocal rank fusion.
+ * to the in-force revisions the role may see (and, when the question names a clinic, to that
+ * clinic's or system-wide revisions), fused by reciprocal rank fusion.
  */
 export function createHybridRetriever(options: {
   readonly index: PolicyIndex;
@@ -24,7 +25,7 @@ export function createHybridRetriever(options: {
     id: `${mode}(vector=lancedb-cosine:${embedder.modelId},fts=lancedb-bm25,fusion=rrf-k${RRF_K},depth=${depth})`,
     async retrieve(request: RetrievalRequest): Promise<readonly Hit[]> {
       const inForce = index.inForce({ role: request.role, asOf: request.asOf });
-      const revisions = [...inForce.values()].map((r) => r.revision);
+      const revisions = [...inForce.values()].filter((r) => matchesMentioned(r.entities, request.entities)).map((r) => r.revision);
       const limit = Math.max(depth, request.limit);
       const [vector, text] = await Promise.all([
         mode === 'fts'

@@ -1,9 +1,11 @@
-import type { IsoDate, Passage, RevisionMeta, Role } from '../domain/index.js';
+import type { EntityMentions, IsoDate, Passage, RevisionMeta, Role } from '../domain/index.js';
 
 export interface RetrievalRequest {
   readonly query: string;
   readonly role: Role;
   readonly asOf: IsoDate;
+  /** Entity values the question names: only revisions tagged with them, or untagged, are ranked. */
+  readonly entities: EntityMentions;
   /** How many candidates to return, best first. */
   readonly limit: number;
   readonly signal?: AbortSignal;

@@ -1,2 +1,3 @@
 export { contentTerms, stem, termSet, words } from './tokens.js';
 export { passageSentences, splitSentences } from './sentences.js';
+export { askedDetails, detailCues, statedDetails } from './details.js';

@@ -16,21 +16,13 @@ export function splitSentences(text: string): string[] {
 
 const parser = unified().use(remarkParse);
 
+/** Blocks that carry no statements a sentence could be drawn from. */
+const NOT_CLAIMS: ReadonlySet<string> = new Set(['heading', 'thematicBreak', 'code', 'html', 'definition', 'yaml']);
+
 function blockTexts(node: RootContent): string[] {
-  switch (node.type) {
-    case 'heading':
-    case 'thematicBreak':
-    case 'code':
-    case 'html':
-    case 'definition':
-      return [];
-    case 'list':
-      return node.children.flatMap((item) => item.children.flatMap(blockTexts));
-    case 'blockquote':
-      return node.children.flatMap(blockTexts);
-    default:
-      return [toString(node)];
-  }
+  if (node.type === 'list') return node.children.flatMap((item) => item.children.flatMap(blockTexts));
+  if (node.type === 'blockquote') return node.children.flatMap(blockTexts);
+  return NOT_CLAIMS.has(node.type) ? [] : [toString(node)];
 }
 
 /**
@@ -38,6 +30,6 @@ function blockTexts(node: RootContent): string[] {
  * left out; list items and paragraphs become sentences of their own.
  */
 export function passageSentences(markdown: string): string[] {
-  const tree = parser.parse(markdown) as Root;
+  const tree: Root = parser.parse(markdown);
   return tree.children.flatMap(blockTexts).flatMap(splitSentences);
 }

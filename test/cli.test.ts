@@ -1,0 +1,64 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TraceSchema } from '../src/domain/index.js';
+import { DEMO_CORPUS, runBin, tempDir } from './helpers.js';
+
+describe('citetrace CLI end to end', () => {
+  let dataDir: string;
+  const env = (): Record<string, string> => ({ CITETRACE_DATA: dataDir });
+
+  beforeAll(async () => {
+    dataDir = await tempDir('citetrace-data-');
+    expect((await runBin(['ingest', DEMO_CORPUS], env())).code).toBe(0);
+  });
+
+  it('ask --json prints a contract trace that traces show returns unchanged', async () => {
+    const asked = await runBin(['ask', 'How much is the no-show fee?', '--as-of', '2026-12-02', '--json'], env());
+    expect(asked.code).toBe(0);
+    const trace = TraceSchema.parse(JSON.parse(asked.stdout));
+    expect(trace.outcome).toBe('answer');
+    expect(trace.as_of).toBe('2026-12-02');
+    const shown = await runBin(['traces', 'show', trace.trace_id, '--json'], env());
+    expect(JSON.parse(shown.stdout)).toEqual(JSON.parse(asked.stdout));
+    const listed = await runBin(['traces', 'list', '--outcome', 'answer'], env());
+    expect(listed.stdout).toContain(trace.trace_id);
+    const detail = await runBin(['traces', 'show', trace.trace_id], env());
+    expect(detail.stdout).toMatch(/retrieved:\n {2}S1 #1 score/u);
+    expect(detail.stdout).toMatch(/cited/u);
+  });
+
+  it('ask prints the answer with its sources; an abstention exits 0', async () => {
+    const answered = await runBin(['ask', 'Until what time can I get blood drawn at the Harbor lab?'], env());
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toMatch(/4 pm\. \[S\d\]/u);
+    expect(answered.stdout).toMatch(/Sources:\n {2}\[S\d\] harbor-lab-hours, version 2026-05-04, revision sha256:/u);
+    const abstained = await runBin(['ask', 'Can I pay my bill in bitcoin?'], env());
+    expect(abstained.code).toBe(0);
+    expect(abstained.stdout).toMatch(/outcome: abstain \(NO_SUPPORT\)/u);
+  });
+
+  const badInput: [string, string[], RegExp][] = [
+    ['an empty question', ['ask', '  '], /the question is empty/u],
+    ['an unknown role', ['ask', 'hours?', '--role', 'admin'], /not a valid role/u],
+    ['an impossible date', ['ask', 'hours?', '--as-of', '2026-02-30'], /YYYY-MM-DD/u],
+    ['an unknown trace', ['traces', 'show', 'no-such-trace'], /no trace no-such-trace/u],
+    ['an unknown command', ['frobnicate'], /unknown command/u],
+  ];
+  it.each(badInput)('rejects %s with exit 2 and one line, no stack trace', async (_name, args, message) => {
+    const result = await runBin(args, env());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('asking before any ingest is bad input with a hint', async () => {
+    const result = await runBin(['ask', 'What are the Harbor lab hours?'], { CITETRACE_DATA: await tempDir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/run `citetrace ingest DIR` first/u);
+  });
+
+  it('prints the trace contract as JSON Schema', async () => {
+    const result = await runBin(['schema'], env());
+    const schema = JSON.parse(result.stdout) as { required: string[] };
+    expect(schema.required).toEqual(expect.arrayContaining(['trace_id', 'retrieved', 'citations', 'config']));
+  });
+});

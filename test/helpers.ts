@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import { loadConfig, type Config } from '../src/config/index.js';
+import type { Embedder } from '../src/embed/index.js';
+import { ingestRepository } from '../src/ingest/index.js';
+import { createEmbedder, openRuntime, type Runtime } from '../src/main.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DEMO_CORPUS = path.join(ROOT, 'corpus');
+export const TODAY = '2026-12-02';
+export const CLOCK = (): Date => new Date(`${TODAY}T12:00:00.000Z`);
+
+const cleanup: string[] = [];
+afterAll(async () => {
+  await Promise.all(cleanup.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+export async function tempDir(prefix = 'citetrace-'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  cleanup.push(dir);
+  return dir;
+}
+
+/** A private, writable copy of the demo policy repository. */
+export async function copyCorpus(): Promise<string> {
+  const dir = path.join(await tempDir('citetrace-corpus-'), 'corpus');
+  await cp(DEMO_CORPUS, dir, { recursive: true });
+  return dir;
+}
+
+export function testConfig(dataDir: string): Config {
+  return loadConfig({ env: { ...process.env, CITETRACE_DATA: dataDir } });
+}
+
+let embedder: Promise<Embedder> | undefined;
+/** The real MiniLM embedder, loaded once per test file. */
+export function realEmbedder(): Promise<Embedder> {
+  embedder ??= createEmbedder(testConfig(os.tmpdir()));
+  return embedder;
+}
+
+/** Ingest a repository into a fresh data folder and open the pipeline on it with a fixed clock. */
+export async function demoRuntime(options: { readonly corpus?: string } = {}): Promise<{ runtime: Runtime; dataDir: string; corpus: string }> {
+  const dataDir = await tempDir('citetrace-data-');
+  const corpus = options.corpus ?? DEMO_CORPUS;
+  const e = await realEmbedder();
+  await ingestRepository({ root: corpus, dataDir, embedder: e, now: CLOCK() });
+  const runtime = await openRuntime({ config: testConfig(dataDir), embedder: e, clock: CLOCK });
+  return { runtime, dataDir, corpus };
+}
+
+/** sha256 of every file under a folder, by relative path: "unchanged byte for byte" made checkable. */
+export async function snapshotFiles(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    out[path.relative(dir, file)] = createHash('sha256').update(await readFile(file)).digest('hex');
+  }
+  return out;
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run the real `citetrace` executable in a child process. */
+export function runBin(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'bin', 'citetrace.js'), ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr: stderr.split('\n').filter((l) => !l.startsWith('npm warn')).join('\n') });
+      },
+    );
+  });
+}

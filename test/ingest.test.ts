@@ -1,0 +1,104 @@
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openPolicyIndex, readManifest } from '../src/index-store/index.js';
+import { copyCorpus, runBin, snapshotFiles, tempDir } from './helpers.js';
+
+describe('citetrace ingest (CLI)', () => {
+  let dataDir: string;
+  let corpus: string;
+
+  beforeAll(async () => {
+    dataDir = await tempDir('citetrace-data-');
+    corpus = await copyCorpus();
+    const first = await runBin(['--data', dataDir, 'ingest', corpus]);
+    expect(first.stderr).not.toMatch(/\n\s+at /u);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/39 new revision\(s\)/u);
+  });
+
+  it('keeps every revision with content-hash ids and a committed manifest', async () => {
+    const index = await openPolicyIndex({ dataDir });
+    try {
+      expect(index.revisions.size).toBe(39);
+      for (const rev of index.revisions.values()) expect(rev.revision).toMatch(/^sha256:[0-9a-f]{64}$/u);
+      const lab = [...index.revisions.values()].filter((r) => r.sourceId === 'harbor-lab-hours').map((r) => r.version).sort();
+      expect(lab).toEqual(['2025-02-10', '2026-05-04']);
+      expect(index.manifest.model.dimensions).toBe(384);
+    } finally {
+      index.close();
+    }
+  });
+
+  it('re-ingesting identical content is a no-op that writes nothing', async () => {
+    const before = await snapshotFiles(dataDir);
+    const again = await runBin(['--data', dataDir, 'ingest', corpus]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/no change/u);
+    expect(await snapshotFiles(dataDir)).toEqual(before);
+  });
+
+  it('refuses a second file claiming an existing (source_id, version): exit 2, one line, data folder unchanged', async () => {
+    const before = await snapshotFiles(dataDir);
+    const original = await readFile(path.join(corpus, 'lab', 'harbor-lab-hours.md'), 'utf8');
+    await writeFile(path.join(corpus, 'lab', 'harbor-lab-hours-copy.md'), original.replace('7 am to 4 pm', '7 am to 9 pm'));
+    try {
+      const result = await runBin(['--data', dataDir, 'ingest', corpus]);
+      expect(result.code).toBe(2);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/harbor-lab-hours, 2026-05-04/u);
+      expect(await snapshotFiles(dataDir)).toEqual(before);
+    } finally {
+      await writeFile(path.join(corpus, 'lab', 'harbor-lab-hours-copy.md'), original);
+    }
+  });
+
+  it('refuses an edit that keeps a version label already in the index', async () => {
+    const repo = await copyCorpus();
+    const before = await snapshotFiles(dataDir);
+    const file = path.join(repo, 'lab', 'harbor-lab-hours.md');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('7 am to 4 pm', '6 am to 4 pm'));
+    const result = await runBin(['--data', dataDir, 'ingest', repo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/already names revision sha256:/u);
+    expect(await snapshotFiles(dataDir)).toEqual(before);
+  });
+});
+
+describe('bad policy files', () => {
+  const header = (fields: string): string => `---\n${fields}\n---\nThe Harbor Clinic lab draws blood on weekdays.\n`;
+  const valid = 'source_id: x-source\ntitle: X\nstatus: approved\neffective_date: 2026-01-01';
+  const cases: [string, string | Buffer, RegExp][] = [
+    ['malformed YAML', header('source_id: [unclosed\ntitle: X'), /malformed front matter/u],
+    ['missing title', header('source_id: x-source\nstatus: approved\neffective_date: 2026-01-01'), /missing required field title/u],
+    ['impossible date', header(valid.replace('2026-01-01', '2026-02-30')), /effective_date/u],
+    ['unknown status', header(valid.replace('approved', 'published')), /status/u],
+    ['unknown entity key', header(`${valid}\nregion: north`), /unknown front matter key region/u],
+    ['unknown entity value', header(`${valid}\nclinic: downtown`), /clinic: "downtown" is not one of/u],
+    ['bad source id', header(valid.replace('x-source', 'X Source')), /source_id must match/u],
+    ['no front matter', 'Just text.\n', /missing front matter/u],
+    ['non-UTF-8 bytes', Buffer.concat([Buffer.from(header(valid)), Buffer.from([0xff, 0xfe, 0x41])]), /not valid UTF-8/u],
+  ];
+
+  it.each(cases)('%s: exit 2 with FILE: reason and nothing written', async (_name, content, message) => {
+    const repo = await copyCorpus();
+    const dataDir = await tempDir('citetrace-data-');
+    await mkdir(path.join(repo, 'bad'), { recursive: true });
+    await writeFile(path.join(repo, 'bad', 'broken.md'), content);
+    const result = await runBin(['--data', dataDir, 'ingest', repo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(path.join('bad', 'broken.md'));
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /u);
+    expect(await snapshotFiles(dataDir)).toEqual({});
+    expect(await readManifest(dataDir)).toBeNull();
+  });
+
+  it('a missing policy repository is bad input, not a crash', async () => {
+    const result = await runBin(['--data', await tempDir(), 'ingest', '/nonexistent/policies']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot read policy repository/u);
+  });
+});

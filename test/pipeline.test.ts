@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Generator, GenerateRequest, Draft } from '../src/generate/index.js';
+import { createExtractiveGenerator } from '../src/generate/index.js';
+import type { Runtime } from '../src/main.js';
+import { createAssistant, type Assistant } from '../src/pipeline/index.js';
+import { createHybridRetriever } from '../src/retrieve/index.js';
+import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
+import { CLOCK, demoRuntime, realEmbedder, tempDir } from './helpers.js';
+
+/** A hand-written fake generator: plays a scripted draft and records what it was offered. */
+function scriptedGenerator(script: (request: GenerateRequest) => Draft | Promise<Draft>): Generator & { calls: GenerateRequest[] } {
+  const calls: GenerateRequest[] = [];
+  return {
+    id: 'scripted',
+    promptVersion: 'test',
+    calls,
+    async generate(request) {
+      calls.push(request);
+      return script(request);
+    },
+  };
+}
+
+describe('the pipeline, outcome by outcome', () => {
+  let runtime: Runtime;
+  let store: TraceStore;
+  const ask = (question: string) => runtime.assistant.ask({ question, role: 'patient' });
+  let withGenerator: (generator: Generator) => Assistant;
+
+  beforeAll(async () => {
+    ({ runtime } = await demoRuntime());
+    store = createSqliteTraceStore({ file: path.join(await tempDir(), 'traces.sqlite') });
+    const embedder = await realEmbedder();
+    withGenerator = (generator) =>
+      createAssistant({
+        assistant: runtime.index.manifest.assistant,
+        retriever: createHybridRetriever({ index: runtime.index, embedder }),
+        generator,
+        store,
+        embedderId: embedder.modelId,
+        indexSnapshot: runtime.index.snapshotId,
+        settings: { candidates: 8, k: 5 },
+        clock: CLOCK,
+        newId: randomUUID,
+      });
+  });
+  afterAll(async () => {
+    await store.close();
+    await runtime.close();
+  });
+
+  it('answers with labeled sentences, each citation the exact passage text, and commits the trace first', async () => {
+    const trace = await ask('How much is the no-show fee?');
+    expect(trace.outcome).toBe('answer');
+    expect(trace.reason).toBeNull();
+    expect(trace.answer).toMatch(/\$40/u);
+    for (const s of trace.sentences) expect(s.labels.length).toBeGreaterThan(0);
+    expect(trace.citations.map((c) => `${c.source_id}@${c.version ?? ''}`)).toContain('cancellation-no-show@2026-04-01');
+    expect((await runtime.store.get(trace.trace_id))?.trace).toEqual(trace);
+  });
+
+  it('abstains with NO_SUPPORT and the appointment channel when the corpus does not answer', async () => {
+    for (const question of ['Do you offer valet parking for helicopters?', 'Can I pay my bill in bitcoin?']) {
+      const trace = await ask(question);
+      expect(trace.outcome, question).toBe('abstain');
+      expect(trace.reason).toBe('NO_SUPPORT');
+      expect(trace.answer).toContain('call the scheduling line at 555-0142 or use the patient portal');
+      expect(trace.citations).toEqual([]);
+      expect(trace.sentences).toEqual([]);
+    }
+  });
+
+  it('routes emergencies and clinical questions out before retrieval', async () => {
+    const emergency = await ask("My father has chest pain and can't breathe");
+    expect([emergency.outcome, emergency.reason]).toEqual(['out_of_scope', 'EMERGENCY']);
+    expect(emergency.answer).toMatch(/911/u);
+    expect(emergency.retrieved).toEqual([]);
+    const clinical = await ask('What dose of ibuprofen should I take for my fever?');
+    expect([clinical.outcome, clinical.reason]).toEqual(['out_of_scope', 'CLINICAL']);
+    const keep = await ask("I'm running a fever, should I still keep tomorrow's appointment or reschedule?");
+    expect(keep.outcome).not.toBe('out_of_scope');
+  });
+
+  it('asks which clinic when the answer depends on one the question does not name', async () => {
+    const trace = await ask('What are your hours?');
+    expect([trace.outcome, trace.reason]).toEqual(['clarify', 'UNDERSPECIFIED']);
+    expect(trace.answer).toMatch(/^Which clinic do you mean: .*Harbor Clinic.*Eastside Clinic|^Which clinic do you mean: .*Eastside Clinic.*Harbor Clinic/u);
+    const named = await ask('What are the Eastside Clinic hours?');
+    expect(named.outcome).toBe('answer');
+    expect(named.retrieved.every((r) => !r.source_id.startsWith('harbor') && !r.source_id.startsWith('northgate'))).toBe(true);
+  });
+
+  it('never uses an injected instruction as an answer sentence', async () => {
+    const trace = await ask('Is parking free at Harbor Clinic?');
+    expect(trace.retrieved.some((r) => /Ignore previous instructions/u.test(r.text))).toBe(true);
+    expect(trace.answer).not.toMatch(/all appointments are free|no insurance/u);
+  });
+
+  it('offers the generator only the first k labeled passages, as retrieved', async () => {
+    const generator = scriptedGenerator(() => ({ kind: 'abstain', reason: 'NO_SUPPORT', detail: 'scripted' }));
+    const trace = await (withGenerator(generator)).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
+    const offered = generator.calls[0]?.passages ?? [];
+    expect(offered.map((p) => p.label)).toEqual(['S1', 'S2', 'S3', 'S4', 'S5']);
+    expect(offered.map((p) => p.passage.text)).toEqual(trace.retrieved.filter((r) => r.offered).map((r) => r.text));
+  });
+
+  const rejectionCases: [string, (r: GenerateRequest) => Draft | Promise<Draft>, string][] = [
+    ['an unknown label', () => ({ kind: 'answer', text: 'You can reschedule in the portal. [S9]' }), 'CITATION_UNKNOWN'],
+    ['a sentence without a label', (r) => ({ kind: 'answer', text: `${r.passages[0]?.passage.text.split('\n').at(-1) ?? ''} Also, parking is free.` }), 'CITATION_GAP'],
+    ['an invented fact', () => ({ kind: 'answer', text: 'Rescheduling costs $500 and requires a notarized letter from your employer. [S1]' }), 'UNSUPPORTED_CLAIM'],
+    ['a generator failure', () => Promise.reject(new Error('connection reset')), 'GENERATOR_ERROR'],
+  ];
+  it.each(rejectionCases)('turns %s into an abstention, keeping the reason and the draft in the trace', async (_name, script, reason) => {
+    const trace = await (withGenerator(scriptedGenerator(script))).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
+    expect(trace.outcome).toBe('abstain');
+    expect(trace.reason).toBe(reason);
+    expect(trace.answer).toMatch(/^I can't verify an answer/u);
+    expect(trace.citations).toEqual([]);
+    if (reason !== 'GENERATOR_ERROR') expect(trace.rejected?.text.length).toBeGreaterThan(0);
+    expect((await store.get(trace.trace_id))?.trace.reason).toBe(reason);
+  });
+
+  it('the extractive generator only ever copies sentences of the passages it was offered', async () => {
+    const generator = createExtractiveGenerator();
+    const trace = await (withGenerator(generator)).ask({ question: 'What do I need to bring to my appointment?', role: 'patient' });
+    expect(trace.outcome).toBe('answer');
+    for (const s of trace.sentences) {
+      const plain = s.text.replace(/\s*\[S\d+\]/gu, '');
+      const cited = trace.citations.filter((c) => s.labels.includes(c.label)).map((c) => c.text.replace(/\s+/gu, ' ')).join(' ');
+      expect(cited.replace(/[*_`]/gu, '')).toContain(plain.replace(/[*_`]/gu, ''));
+    }
+  });
+
+  it('refuses blank and over-long questions as bad input', async () => {
+    await expect(ask('   ')).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(ask('x'.repeat(2001))).rejects.toMatchObject({ code: 'BAD_INPUT' });
+  });
+});
