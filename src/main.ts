@@ -27,6 +27,8 @@ export interface Runtime {
   readonly index: PolicyIndex;
   readonly store: TraceStore;
   readonly assistant: Assistant;
+  /** The same pipeline with another context budget or trace store (eval sweeps, replay). */
+  assistantWith(overrides: { readonly k?: number; readonly store?: TraceStore }): Assistant;
   close(): Promise<void>;
 }
 
@@ -40,21 +42,25 @@ export async function openRuntime(options: {
   const index = await openPolicyIndex({ dataDir: config.dataDir });
   const embedder = options.embedder ?? (await createEmbedder(config, options.onProgress));
   const store = createTraceStore(config);
-  const assistant = createAssistant({
-    assistant: index.manifest.assistant,
-    retriever: createHybridRetriever({ index, embedder }),
-    generator: createExtractiveGenerator(),
-    store,
-    embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
-    indexSnapshot: index.snapshotId,
-    settings: { candidates: config.candidates, k: config.k },
-    clock: options.clock ?? (() => new Date()),
-    newId: randomUUID,
-  });
+  const retriever = createHybridRetriever({ index, embedder });
+  const generator = createExtractiveGenerator();
+  const assistantWith = (overrides: { readonly k?: number; readonly store?: TraceStore }): Assistant =>
+    createAssistant({
+      assistant: index.manifest.assistant,
+      retriever,
+      generator,
+      store: overrides.store ?? store,
+      embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
+      indexSnapshot: index.snapshotId,
+      settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k },
+      clock: options.clock ?? (() => new Date()),
+      newId: randomUUID,
+    });
   return {
     index,
     store,
-    assistant,
+    assistant: assistantWith({}),
+    assistantWith,
     async close() {
       await store.close();
       index.close();

@@ -13,7 +13,12 @@ export interface ScoredSentence {
 }
 
 /** A sentence is read under its page title and section headings: "Eastside Clinic hours" gives "hours" to every sentence below it. */
-export function contextTerms(p: Pick<LabeledPassage, 'passage' | 'revision'>): string[] {
+export interface SupportingText {
+  readonly passage: { readonly text: string; readonly headings: readonly string[] };
+  readonly revision: { readonly title: string };
+}
+
+export function contextTerms(p: SupportingText): string[] {
   return contentTerms([p.revision.title, ...p.passage.headings].join(' '));
 }
 

@@ -1,4 +1,4 @@
-export { addressingLabels, MIN_COVERAGE, scoreSentences, type ScoredSentence } from './coverage.js';
+export { addressingLabels, MIN_COVERAGE, scoreSentences, type ScoredSentence, type SupportingText } from './coverage.js';
 export { checkLabels, parseLabeledSentences, stripLabels, type LabelCheck, type LabeledSentence } from './labels.js';
 export { SUPPORT_THRESHOLD, supportScore } from './support.js';
 export { validateAnswer, type Validation, type ValidatedSentence } from './validate.js';

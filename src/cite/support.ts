@@ -1,13 +1,12 @@
-import type { LabeledPassage } from '../domain/index.js';
 import { contentTerms, passageSentences } from '../text/index.js';
-import { contextTerms } from './coverage.js';
+import { contextTerms, type SupportingText } from './coverage.js';
 
 /**
  * Lexical support: the share of a sentence's content words (stemmed, stop words dropped) that its
  * cited passages contain. A verbatim extract scores 1; an invented detail (a fee, a time, a
  * phone number) that no cited passage states pulls it down. The score goes into the trace.
  */
-export function supportScore(sentence: string, cited: readonly Pick<LabeledPassage, 'passage' | 'revision'>[]): number {
+export function supportScore(sentence: string, cited: readonly SupportingText[]): number {
   const terms = contentTerms(sentence);
   if (terms.length === 0) return 0;
   const available = new Set(cited.flatMap((p) => [...contextTerms(p), ...contentTerms(passageSentences(p.passage.text).join(' '))]));

@@ -5,12 +5,14 @@ import { loadConfig, type Config } from '../config/index.js';
 import { CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema } from '../domain/index.js';
 import { ingestRepository, watchRepository } from '../ingest/index.js';
 import { createEmbedder, createTraceStore, openRuntime } from '../main.js';
+import { registerAuditCommands } from './audit-commands.js';
 import { formatIngest, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
 
 export interface Io {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
+  readonly isTty: boolean;
 }
 
 export const DEMO_CORPUS = fileURLToPath(new URL('../../corpus', import.meta.url));
@@ -149,6 +151,8 @@ export function buildProgram(io: Io): Command {
       }
     });
 
+  registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config });
+
   program
     .command('schema')
     .description('print the trace contract as JSON Schema')
@@ -187,7 +191,7 @@ export function buildProgram(io: Io): Command {
   return program;
 }
 
-/** Run the CLI and return its exit code: 0 done, 2 bad input, 1 internal error. No stack traces for bad input. */
+/** Run the CLI and return its exit code: 0 done, 2 bad input, 1 internal error, 3 a requested gate failed. No stack traces for bad input. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const program = buildProgram(io);
   try {

@@ -14,7 +14,9 @@ export const ERROR_CODES = {
   MODEL_UNAVAILABLE: { exit: 1, http: 503 },
   STORE_FAILURE: { exit: 1, http: 500 },
   INTERNAL: { exit: 1, http: 500 },
-} as const satisfies Record<string, { readonly exit: 0 | 1 | 2; readonly http: number }>;
+  /** A quality gate asked for on the command line was missed (eval thresholds, replay --fail-on-change). */
+  GATE_FAILED: { exit: 3, http: 409 },
+} as const satisfies Record<string, { readonly exit: 1 | 2 | 3; readonly http: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -27,7 +29,7 @@ export class CitetraceError extends Error {
     this.code = code;
   }
 
-  get exitCode(): 0 | 1 | 2 {
+  get exitCode(): 1 | 2 | 3 {
     return ERROR_CODES[this.code].exit;
   }
 }

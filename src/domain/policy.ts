@@ -30,6 +30,15 @@ export type FrontMatter = z.output<typeof FrontMatterSchema>;
 
 export const FIXED_FRONT_MATTER_KEYS: ReadonlySet<string> = new Set(Object.keys(FrontMatterSchema.shape));
 
+const PatternSchema = z.string().refine((p) => {
+  try {
+    new RegExp(p, 'iu');
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid regular expression');
+
 /** `assistant.yaml` at the root of a policy repository. */
 export const AssistantConfigSchema = z.object({
   organization: z.string().min(1),
@@ -40,6 +49,11 @@ export const AssistantConfigSchema = z.object({
       z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/), z.array(z.string().min(1))),
     )
     .default({}),
+  /** Extra scope-routing patterns (regular expressions on the lower-cased question), added to the built-in ones. */
+  scope: z
+    .object({ emergency: z.array(PatternSchema), clinical: z.array(PatternSchema), appointment: z.array(PatternSchema) })
+    .partial()
+    .optional(),
 });
 export type AssistantConfig = z.output<typeof AssistantConfigSchema>;
 

@@ -1,2 +1,2 @@
 export { commitIngest, indexExists, openPolicyIndex, type CommitRequest, type EmbeddedPassage, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
-export { readManifest, snapshotIdOf, type Manifest } from './manifest.js';
+export { readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';

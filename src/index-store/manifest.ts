@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AssistantConfigSchema, CitetraceError, RevisionIdSchema } from '../domain/index.js';
@@ -43,18 +43,37 @@ export async function readManifest(dataDir: string): Promise<Manifest | null> {
   return parsed.data;
 }
 
-/** Replace the manifest atomically: write, fsync, rename. */
-export async function writeManifest(dataDir: string, manifest: Manifest): Promise<void> {
-  const file = path.join(dataDir, MANIFEST_FILE);
+async function writeDurably(file: string, text: string): Promise<void> {
   const tmp = `${file}.tmp`;
   const handle = await open(tmp, 'w');
   try {
-    await handle.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
+    await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();
   }
   await rename(tmp, file);
+}
+
+export const COMMITS_DIR = 'commits';
+const commitFile = (dataDir: string, seq: number): string => path.join(dataDir, COMMITS_DIR, `${String(seq).padStart(8, '0')}.json`);
+
+/**
+ * Commit: first keep this manifest in the commit log (an auditor resolves any trace's
+ * index_snapshot to what was in force then), then replace the current manifest atomically.
+ */
+export async function writeManifest(dataDir: string, manifest: Manifest): Promise<void> {
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  await mkdir(path.join(dataDir, COMMITS_DIR), { recursive: true });
+  await writeDurably(commitFile(dataDir, manifest.seq), text);
+  await writeDurably(path.join(dataDir, MANIFEST_FILE), text);
+}
+
+/** The manifest of an earlier commit, or null when the log does not hold it. */
+export async function readCommit(dataDir: string, seq: number): Promise<Manifest | null> {
+  const file = commitFile(dataDir, seq);
+  if (!existsSync(file)) return null;
+  return ManifestSchema.parse(JSON.parse(await readFile(file, 'utf8')));
 }
 
 /** One writer per data folder; a lock left by a dead process is taken over. */

@@ -22,6 +22,7 @@ import {
   normalizeQuestion,
   outOfScopeMessage,
   routeScope,
+  scopeRulesWith,
 } from '../policy/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import type { TraceStore } from '../trace/index.js';
@@ -87,6 +88,7 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
  * generate from labeled passages -> validate -> persist the trace -> answer or abstain.
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
+  const scopeRules = scopeRulesWith(deps.assistant.scope);
   const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = null): Decision => ({
     outcome: 'abstain',
     reason,
@@ -106,7 +108,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       let hits: readonly Hit[] = [];
       let labeled: LabeledPassage[] = [];
       const decide = async (): Promise<Decision> => {
-        const scope = routeScope(question.normalized);
+        const scope = routeScope(question.normalized, scopeRules);
         if (!scope.inScope) {
           return {
             outcome: 'out_of_scope',

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { TraceSchema, wrapError } from '../domain/index.js';
+import { TraceSchema, wrapError, type Trace } from '../domain/index.js';
 import { canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import type { StoredTrace, TraceFilter, TraceStore } from './store.js';
 
@@ -32,8 +32,16 @@ interface Row {
   hash: string;
 }
 
+/** A row whose body no longer parses is still returned (as far as it parses) so verification can name it. */
 function toStored(row: Row): StoredTrace {
-  return { seq: row.seq, trace: TraceSchema.parse(JSON.parse(row.body)), prevHash: row.prev_hash, hash: row.hash };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(row.body);
+  } catch {
+    parsed = {};
+  }
+  const result = TraceSchema.safeParse(parsed);
+  return { seq: row.seq, trace: result.success ? result.data : (parsed as Trace), body: row.body, prevHash: row.prev_hash, hash: row.hash };
 }
 
 /**
@@ -64,6 +72,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
      VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @prev_hash, @hash)`,
   );
   const byId = db.prepare<[string], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE trace_id = ?');
+  const scanRows = db.prepare<[number, number], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
     const prevHash = head.get()?.hash ?? GENESIS_HASH;
@@ -79,7 +88,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       prev_hash: prevHash,
       hash,
     });
-    return { seq: Number(info.lastInsertRowid), trace, prevHash, hash };
+    return { seq: Number(info.lastInsertRowid), trace, body, prevHash, hash };
   });
 
   return {
@@ -112,6 +121,9 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       }
       const sql = `SELECT seq, body, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
       return Promise.resolve(db.prepare<Record<string, string | number>, Row>(sql).all(params).map(toStored));
+    },
+    scan({ afterSeq, limit }) {
+      return Promise.resolve(scanRows.all(afterSeq, limit).map(toStored));
     },
     close() {
       db.close();

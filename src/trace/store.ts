@@ -3,6 +3,8 @@ import type { Outcome, Reason, Trace } from '../domain/index.js';
 export interface StoredTrace {
   readonly seq: number;
   readonly trace: Trace;
+  /** The stored canonical JSON, byte for byte as hashed. */
+  readonly body: string;
   readonly prevHash: string;
   readonly hash: string;
 }
@@ -24,5 +26,7 @@ export interface TraceStore {
   append(trace: Trace): Promise<StoredTrace>;
   get(traceId: string): Promise<StoredTrace | null>;
   list(filter: TraceFilter): Promise<readonly StoredTrace[]>;
+  /** Oldest first, from after `afterSeq`: for chain verification and replay. */
+  scan(request: { readonly afterSeq: number; readonly limit: number }): Promise<readonly StoredTrace[]>;
   close(): Promise<void>;
 }

@@ -1,0 +1,162 @@
+import { writeFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Config } from '../config/index.js';
+import { CitetraceError, IsoDateSchema } from '../domain/index.js';
+import { readCases, renderHtmlReport, replayTraces, runEval, verifyTraces, type EvalMetrics } from '../eval/index.js';
+import { openRuntime } from '../main.js';
+import { createSqliteTraceStore } from '../trace/index.js';
+import { progressBar } from './progress.js';
+
+export interface AuditIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly isTty: boolean;
+  readonly config: () => Config;
+}
+
+const share = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
+  return n;
+};
+const count = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+};
+const date = (value: string): string => {
+  if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a YYYY-MM-DD date');
+  return value;
+};
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+interface Gates {
+  minAccuracy?: number;
+  maxUnsupported?: number;
+  maxWrongAbstentions?: number;
+  minRecall5?: number;
+  minCitationPrecision?: number;
+  minCitationRecall?: number;
+}
+
+/** Every threshold given on the command line that the metrics miss, as one line each. */
+export function missedGates(m: EvalMetrics, gates: Gates): string[] {
+  const checks: [number | undefined, number, 'min' | 'max', string][] = [
+    [gates.minAccuracy, m.outcomes.accuracy, 'min', 'outcome accuracy'],
+    [gates.maxUnsupported, m.outcomes.unsupportedAnswers.length, 'max', 'unsupported answers'],
+    [gates.maxWrongAbstentions, m.outcomes.wrongAbstentions.length, 'max', 'wrong abstentions'],
+    [gates.minRecall5, m.retrieval.recallAt['5'], 'min', 'recall@5'],
+    [gates.minCitationPrecision, m.generation.citationPrecision, 'min', 'citation precision'],
+    [gates.minCitationRecall, m.generation.citationRecall, 'min', 'citation recall'],
+  ];
+  return checks
+    .filter(([limit, value, kind]) => limit !== undefined && (kind === 'min' ? value < limit : value > limit))
+    .map(([limit, value, kind, name]) => `${name} ${Number.isInteger(value) ? value : value.toFixed(3)} is ${kind === 'min' ? 'below' : 'above'} ${String(limit)}`);
+}
+
+function summary(m: EvalMetrics, passed: number): string {
+  const lines = [
+    `cases ${m.cases} · passed ${passed} · k ${m.k}`,
+    `outcome accuracy      ${pct(m.outcomes.accuracy)}`,
+    `unsupported answers   ${m.outcomes.unsupportedAnswers.length}${m.outcomes.unsupportedAnswers.length ? ` (${m.outcomes.unsupportedAnswers.join(', ')})` : ''}`,
+    `wrong abstentions     ${m.outcomes.wrongAbstentions.length}${m.outcomes.wrongAbstentions.length ? ` (${m.outcomes.wrongAbstentions.join(', ')})` : ''}`,
+    `recall@1/3/5          ${pct(m.retrieval.recallAt['1'])} / ${pct(m.retrieval.recallAt['3'])} / ${pct(m.retrieval.recallAt['5'])} · MRR ${m.retrieval.mrr.toFixed(3)}`,
+    `citation precision    ${pct(m.generation.citationPrecision)} · recall ${pct(m.generation.citationRecall)} · resolution ${pct(m.generation.citationResolutionRate)}`,
+    `latency p50/p95       ${m.latencyMs.p50.toFixed(1)} / ${m.latencyMs.p95.toFixed(1)} ms`,
+  ];
+  for (const p of m.sweep) {
+    lines.push(`k=${p.k}: accuracy ${pct(p.accuracy)}, coverage ${pct(p.citationCoverage)}, unsupported ${p.unsupportedAnswers}, p95 ${p.latencyMs.p95.toFixed(1)} ms`);
+  }
+  if (m.sweep.length > 0) lines.push(`smallest k meeting the goals: ${m.smallestGoodK ?? 'none'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerAuditCommands(program: Command, io: AuditIo): void {
+  program
+    .command('eval')
+    .description('run evaluation cases through the ask pipeline, persist the traces, write a report')
+    .argument('<cases>', 'cases YAML (contract section 5)')
+    .addOption(new Option('--as-of <date>', 'as_of for cases that set none').argParser(date))
+    .option('--json <file>', 'write the JSON report')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--sweep', 'also run the context-budget sweep k = 1..8')
+    .addOption(new Option('--min-accuracy <x>').argParser(share))
+    .addOption(new Option('--max-unsupported <n>').argParser(count))
+    .addOption(new Option('--max-wrong-abstentions <n>').argParser(count))
+    .addOption(new Option('--min-recall5 <x>').argParser(share))
+    .addOption(new Option('--min-citation-precision <x>').argParser(share))
+    .addOption(new Option('--min-citation-recall <x>').argParser(share))
+    .action(async (file: string, opts: Gates & { asOf?: string; json?: string; html?: string; sweep?: boolean }) => {
+      const cases = await readCases(file);
+      const config = io.config();
+      const runtime = await openRuntime({ config, onProgress: (m) => io.err(`${m}\n`) });
+      try {
+        const report = await runEval({
+          cases,
+          k: config.k,
+          assistantFor: (k) => runtime.assistantWith({ k }),
+          revisions: runtime.index.revisions,
+          asOf: opts.asOf,
+          sweep: opts.sweep === true ? [1, 2, 3, 4, 5, 6, 7, 8] : [],
+          onProgress: progressBar(io.err, 'eval', io.isTty),
+        });
+        if (opts.json !== undefined) await writeFile(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+        if (opts.html !== undefined) await writeFile(opts.html, renderHtmlReport(report));
+        io.out(summary(report.metrics, report.cases.filter((c) => c.passed).length));
+        const missed = missedGates(report.metrics, opts);
+        if (missed.length > 0) throw new CitetraceError('GATE_FAILED', `eval gate missed: ${missed.join('; ')}`);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  program
+    .command('verify')
+    .description('re-check stored traces end to end (hash chain, passage text, citations, labels, in force)')
+    .argument('[id]', 'one trace id')
+    .option('--all', 'every trace, in chain order')
+    .action(async (id: string | undefined, opts: { all?: boolean }) => {
+      if ((id === undefined) === (opts.all !== true)) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all');
+      const config = io.config();
+      const runtime = await openRuntime({ config, onProgress: (m) => io.err(`${m}\n`) });
+      try {
+        const report = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir: config.dataDir, traceId: id });
+        for (const f of report.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
+        if (report.firstBrokenLink !== null) io.out(`first broken link: trace ${report.firstBrokenLink.traceId} (#${report.firstBrokenLink.seq})\n`);
+        io.out(`verified ${report.checked} trace(s): ${report.checked - report.failed.length} ok, ${report.failed.length} failed\n`);
+        if (report.failed.length > 0) throw new CitetraceError('GATE_FAILED', `verification failed for ${report.failed.length} trace(s)`);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  program
+    .command('replay')
+    .description('re-run stored questions (same role and as_of) under the current index and configuration')
+    .addOption(new Option('--limit <n>', 'replay at most n traces, oldest first').argParser(count))
+    .option('--fail-on-change', 'exit 3 when any replayed trace differs')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: { limit?: number; failOnChange?: boolean; json?: boolean }) => {
+      const runtime = await openRuntime({ config: io.config(), onProgress: (m) => io.err(`${m}\n`) });
+      // Replays persist into a scratch store: a replay never adds to the audit record it reads.
+      const scratch = createSqliteTraceStore({ file: ':memory:' });
+      try {
+        const report = await replayTraces({
+          store: runtime.store,
+          assistant: runtime.assistantWith({ store: scratch }),
+          ...(opts.limit === undefined ? {} : { limit: opts.limit }),
+        });
+        if (opts.json === true) io.out(`${JSON.stringify(report, null, 2)}\n`);
+        else {
+          for (const d of report.differences) io.out(`CHANGED ${d.traceId}: ${d.changes.join(', ')} · ${d.query}\n`);
+          io.out(
+            `replayed ${report.replayed}: ${report.unchanged} unchanged, retrieval changed ${report.retrievalChanged}, outcome changed ${report.outcomeChanged}, citations changed ${report.citationsChanged}\n`,
+          );
+        }
+        if (opts.failOnChange === true && report.differences.length > 0) throw new CitetraceError('GATE_FAILED', `${report.differences.length} replayed trace(s) changed`);
+      } finally {
+        await scratch.close();
+        await runtime.close();
+      }
+    });
+}

@@ -1,0 +1,70 @@
+import type { Trace } from '../domain/index.js';
+import type { Assistant } from '../pipeline/index.js';
+import type { TraceStore } from '../trace/index.js';
+
+export interface ReplayDifference {
+  readonly traceId: string;
+  readonly query: string;
+  readonly changes: readonly string[];
+}
+
+export interface ReplayReport {
+  readonly replayed: number;
+  readonly unchanged: number;
+  readonly retrievalChanged: number;
+  readonly outcomeChanged: number;
+  readonly citationsChanged: number;
+  readonly differences: readonly ReplayDifference[];
+}
+
+const retrievedKeys = (t: Trace): string[] => t.retrieved.map((r) => `${r.source_id}@${r.revision}`);
+const citedKeys = (t: Trace): string[] => [...new Set(t.citations.map((c) => `${c.source_id}@${c.revision}`))].sort();
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions. */
+export function compareTraces(before: Trace, after: Trace): string[] {
+  const changes: string[] = [];
+  if (!sameList(retrievedKeys(before), retrievedKeys(after))) changes.push('retrieved');
+  if (before.outcome !== after.outcome || before.reason !== after.reason) {
+    changes.push(`outcome ${before.outcome}${before.reason ? `/${before.reason}` : ''} -> ${after.outcome}${after.reason ? `/${after.reason}` : ''}`);
+  }
+  if (!sameList(citedKeys(before), citedKeys(after))) changes.push('cited');
+  return changes;
+}
+
+/**
+ * Re-run stored questions (same role, same as_of) through an assistant built on the current index
+ * and configuration. The replaying assistant should persist into a scratch store, so a replay never
+ * adds to the audit record it reads.
+ */
+export async function replayTraces(options: {
+  readonly store: TraceStore;
+  readonly assistant: Assistant;
+  readonly limit?: number;
+  readonly onProgress?: (done: number) => void;
+}): Promise<ReplayReport> {
+  const differences: ReplayDifference[] = [];
+  let replayed = 0;
+  let retrievalChanged = 0;
+  let outcomeChanged = 0;
+  let citationsChanged = 0;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  for (let after = 0; replayed < limit; ) {
+    const rows = await options.store.scan({ afterSeq: after, limit: 200 });
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      if (replayed >= limit) break;
+      after = row.seq;
+      const before = row.trace;
+      const again = await options.assistant.ask({ question: before.query, role: before.role, asOf: before.as_of });
+      const changes = compareTraces(before, again);
+      replayed += 1;
+      options.onProgress?.(replayed);
+      if (changes.includes('retrieved')) retrievalChanged += 1;
+      if (changes.some((c) => c.startsWith('outcome'))) outcomeChanged += 1;
+      if (changes.includes('cited')) citationsChanged += 1;
+      if (changes.length > 0) differences.push({ traceId: before.trace_id, query: before.query, changes });
+    }
+  }
+  return { replayed, unchanged: replayed - differences.length, retrievalChanged, outcomeChanged, citationsChanged, differences };
+}

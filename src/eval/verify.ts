@@ -1,0 +1,132 @@
+import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
+import { readCommit, type PolicyIndex } from '../index-store/index.js';
+import { canonicalJson, chainHash, GENESIS_HASH, type StoredTrace, type TraceStore } from '../trace/index.js';
+
+export interface TraceVerdict {
+  readonly traceId: string;
+  readonly seq: number;
+  /** Empty when the trace verifies. */
+  readonly problems: readonly string[];
+}
+
+export interface VerifyReport {
+  readonly checked: number;
+  readonly failed: readonly TraceVerdict[];
+  /** The first trace whose link to its predecessor is broken, if any. */
+  readonly firstBrokenLink: { readonly seq: number; readonly traceId: string } | null;
+}
+
+interface VerifyContext {
+  readonly index: PolicyIndex;
+  readonly dataDir: string;
+  readonly bodies: Map<RevisionId, Promise<string | null>>;
+}
+
+function chainProblems(row: StoredTrace, previousHash: string | null): string[] {
+  const problems: string[] = [];
+  if (previousHash !== null && row.prevHash !== previousHash) problems.push(`chain: prev_hash does not match the hash of trace #${row.seq - 1} (a trace was removed or altered)`);
+  if (chainHash(row.prevHash, row.body) !== row.hash) problems.push('chain: stored hash does not match the stored record (the record was altered)');
+  return problems;
+}
+
+async function contentProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
+  const problems: string[] = [];
+  const body = (revision: RevisionId): Promise<string | null> => {
+    let cached = ctx.bodies.get(revision);
+    if (cached === undefined) {
+      cached = ctx.index.revisionBody(revision);
+      ctx.bodies.set(revision, cached);
+    }
+    return cached;
+  };
+  for (const r of trace.retrieved) {
+    const text = await body(r.revision);
+    if (text === null) problems.push(`${r.label}: revision ${r.revision} is not in the index`);
+    else if (text.slice(r.start, r.end) !== r.text) problems.push(`${r.label}: passage text differs from revision ${r.revision} [${r.start}, ${r.end})`);
+  }
+  const byLabel = new Map(trace.retrieved.map((r) => [r.label, r]));
+  for (const c of trace.citations) {
+    const r = byLabel.get(c.label);
+    if (r === undefined) problems.push(`citation ${c.label}: no retrieved passage has this label`);
+    else if (r.text !== c.text || r.revision !== c.revision || r.chunk_id !== c.chunk_id) problems.push(`citation ${c.label}: differs from the retrieved passage with that label`);
+  }
+  if (trace.outcome === 'answer') {
+    if (trace.sentences.length === 0) problems.push('answer: no sentences');
+    for (const s of trace.sentences) {
+      if (s.labels.length === 0) problems.push(`answer: sentence without a label: ${s.text}`);
+      for (const label of s.labels) if (!byLabel.get(label)?.offered) problems.push(`answer: label ${label} was not offered to the generator`);
+    }
+    if (trace.answer !== trace.sentences.map((s) => s.text).join(' ')) problems.push('answer: shown text differs from its sentences');
+  }
+  problems.push(...(await inForceProblems(trace, ctx)));
+  return problems;
+}
+
+/** Each cited revision must have been in force for the role on as_of, at the index commit the trace names. */
+async function inForceProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
+  if (trace.citations.length === 0) return [];
+  const seq = Number(trace.config.index_snapshot.split(':')[0]);
+  const commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
+  if (commit === null) return [`in force: index commit ${trace.config.index_snapshot} is not in the commit log`];
+  const known = [...ctx.index.revisions.values()].filter((r) => r.ingestSeq <= seq);
+  const inForce = selectInForce(known, { role: trace.role, asOf: trace.as_of, present: new Set(commit.present) });
+  return trace.citations
+    .filter((c) => inForce.get(c.source_id)?.revision !== c.revision)
+    .map((c) => `in force: cited revision ${c.revision} of ${c.source_id} was not in force for ${trace.role} on ${trace.as_of}`);
+}
+
+/**
+ * Contract section 6: the hash chain is intact; every retrieved passage is its revision's text
+ * between start and end; every citation resolves to the retrieved passage with its label; every
+ * answer sentence carries a known label; each cited revision was in force for the role on as_of.
+ */
+export async function verifyTraces(options: {
+  readonly store: TraceStore;
+  readonly index: PolicyIndex;
+  readonly dataDir: string;
+  /** One trace, or every trace in chain order when omitted. */
+  readonly traceId?: string | undefined;
+  readonly onProgress?: (checked: number) => void;
+}): Promise<VerifyReport> {
+  const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map() };
+  const failed: TraceVerdict[] = [];
+  let firstBrokenLink: VerifyReport['firstBrokenLink'] = null;
+  let checked = 0;
+
+  const check = async (row: StoredTrace, previousHash: string | null): Promise<void> => {
+    const parsed = TraceSchema.safeParse(JSON.parse(row.body));
+    const problems = chainProblems(row, previousHash);
+    if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.trace.trace_id };
+    if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    else {
+      if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
+      problems.push(...(await contentProblems(parsed.data, ctx)));
+    }
+    checked += 1;
+    options.onProgress?.(checked);
+    if (problems.length > 0) failed.push({ traceId: row.trace.trace_id, seq: row.seq, problems });
+  };
+
+  if (options.traceId !== undefined) {
+    const row = await options.store.get(options.traceId);
+    if (row === null) return { checked: 0, failed: [{ traceId: options.traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null };
+    const previous = row.seq > 1 ? (await options.store.scan({ afterSeq: row.seq - 2, limit: 1 }))[0] : undefined;
+    await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
+  } else {
+    let previousHash: string = GENESIS_HASH;
+    let expectedSeq = 1;
+    for (let after = 0; ; ) {
+      const rows = await options.store.scan({ afterSeq: after, limit: 500 });
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        // A gap in seq means a row was deleted: the next row's prev_hash will not match.
+        if (row.seq !== expectedSeq && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.trace.trace_id };
+        await check(row, previousHash);
+        previousHash = row.hash;
+        expectedSeq = row.seq + 1;
+        after = row.seq;
+      }
+    }
+  }
+  return { checked, failed, firstBrokenLink };
+}

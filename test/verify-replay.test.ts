@@ -1,0 +1,85 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayTraces, verifyTraces } from '../src/eval/index.js';
+import type { Runtime } from '../src/main.js';
+import { createSqliteTraceStore } from '../src/trace/index.js';
+import { demoRuntime } from './helpers.js';
+
+const QUESTIONS = [
+  'Until what time can I get blood drawn at the Harbor lab?',
+  'How much is the no-show fee?',
+  'What are your hours?',
+  'Can I pay my bill in bitcoin?',
+  'I think I am having a stroke',
+  'How far ahead can I reschedule in the portal?',
+];
+
+/** Alter a stored row the way an attacker with file access would: around the append-only triggers. */
+function tamper(file: string, sql: string, ...params: unknown[]): void {
+  const db = new Database(file);
+  const triggers = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger'").all();
+  db.exec('DROP TRIGGER traces_no_update; DROP TRIGGER traces_no_delete;');
+  db.prepare(sql).run(...params);
+  for (const t of triggers) db.exec(t.sql);
+  db.close();
+}
+
+describe('verify and replay', () => {
+  let runtime: Runtime;
+  let dataDir: string;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    ({ runtime, dataDir } = await demoRuntime());
+    for (const question of QUESTIONS) ids.push((await runtime.assistant.ask({ question, role: 'patient' })).trace_id);
+  });
+  afterAll(async () => runtime.close());
+
+  const verifyAll = () => verifyTraces({ store: runtime.store, index: runtime.index, dataDir });
+
+  it('verifies untouched traces end to end', async () => {
+    const report = await verifyAll();
+    expect(report.failed).toEqual([]);
+    expect(report.checked).toBe(QUESTIONS.length);
+    const one = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir, traceId: ids[1] });
+    expect(one).toMatchObject({ checked: 1, failed: [] });
+  });
+
+  it('replaying an unchanged system reproduces every retrieved revision and outcome', async () => {
+    const scratch = createSqliteTraceStore({ file: ':memory:' });
+    const report = await replayTraces({ store: runtime.store, assistant: runtime.assistantWith({ store: scratch }) });
+    await scratch.close();
+    expect(report).toMatchObject({ replayed: QUESTIONS.length, unchanged: QUESTIONS.length, differences: [] });
+    expect((await runtime.store.list({ limit: 100 })).length).toBe(QUESTIONS.length);
+  });
+
+  it('replay reports a changed configuration as changed retrieval and outcome', async () => {
+    const scratch = createSqliteTraceStore({ file: ':memory:' });
+    const report = await replayTraces({ store: runtime.store, assistant: runtime.assistantWith({ store: scratch, k: 1 }) });
+    await scratch.close();
+    expect(report.differences.length).toBeGreaterThan(0);
+  });
+
+  it('catches a stored passage copy altered behind the triggers, naming the trace', async () => {
+    const file = runtime.store.id.replace(/^sqlite:/u, '');
+    const victim = (await runtime.store.get(ids[0] ?? ''))!;
+    const altered = victim.body.replaceAll('7 am to 4 pm', '7 am to 9 pm');
+    expect(altered).not.toBe(victim.body);
+    tamper(file, 'UPDATE traces SET body = ? WHERE seq = ?', altered, victim.seq);
+    const report = await verifyAll();
+    const failure = report.failed.find((f) => f.traceId === victim.trace.trace_id);
+    expect(failure?.problems.join('\n')).toMatch(/stored hash does not match/u);
+    expect(failure?.problems.join('\n')).toMatch(/passage text differs from revision/u);
+    expect(report.firstBrokenLink?.seq).toBe(victim.seq);
+  });
+
+  it('catches a deleted trace at the next link', async () => {
+    const file = runtime.store.id.replace(/^sqlite:/u, '');
+    const victim = (await runtime.store.get(ids[3] ?? ''))!;
+    tamper(file, 'DELETE FROM traces WHERE seq = ?', victim.seq);
+    const report = await verifyAll();
+    expect(report.failed.some((f) => f.seq === victim.seq + 1 && f.problems.some((p) => /prev_hash does not match/u.test(p)))).toBe(true);
+    expect(path.isAbsolute(file)).toBe(true);
+  });
+});
