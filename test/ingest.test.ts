@@ -15,6 +15,7 @@ describe('citetrace ingest (CLI)', () => {
     expect(first.stderr).not.toMatch(/\n\s+at /u);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/39 new revision\(s\)/u);
+    expect(first.stdout).toMatch(/warning: .*harbor-parking\.md:\d+: text addressed to an assistant/u);
   });
 
   it('keeps every revision with content-hash ids and a committed manifest', async () => {

@@ -1,5 +1,5 @@
 import type { Trace } from '../domain/index.js';
-import type { IngestReport } from '../ingest/index.js';
+import { formatProblem, type IngestReport } from '../ingest/index.js';
 import type { StoredTrace } from '../trace/index.js';
 
 const shortRev = (revision: string): string => `${revision.slice(0, 19)}…`;
@@ -54,5 +54,6 @@ export function formatIngest(report: IngestReport): string {
     : `ingested ${report.root}: no change (${report.revisionsPresent} revision(s) present; commit ${report.commit})`;
   const added = report.added.map((a) => `  + ${a.sourceId}@${a.version ?? '-'} ${shortRev(a.revision)} ${a.path}`);
   const withdrawn = report.withdrawn.map((s) => `  - ${s} withdrawn (no file left; history kept)`);
-  return [head, ...added, ...withdrawn].join('\n');
+  const warnings = report.warnings.map((w) => `warning: ${formatProblem(w)}`);
+  return [head, ...added, ...withdrawn, ...warnings].join('\n');
 }

@@ -3,6 +3,7 @@ import { CitetraceError, type Revision, type RevisionId, type RevisionMeta, type
 import type { Embedder } from '../embed/index.js';
 import { commitIngest, readManifest, openPolicyIndex, type EmbeddedPassage } from '../index-store/index.js';
 import { chunkRevision, searchTextOf } from './chunk.js';
+import type { FileProblem } from './parse.js';
 import { formatProblem, scanRepository } from './repository.js';
 
 export interface IngestReport {
@@ -13,6 +14,8 @@ export interface IngestReport {
   readonly passagesAdded: number;
   /** Sources with no file left in the repository: history kept, no longer in force. */
   readonly withdrawn: readonly SourceId[];
+  /** Possible prompt injections in revisions this run added, by file and line. */
+  readonly warnings: readonly FileProblem[];
   /** Manifest sequence number after this run; unchanged when nothing changed. */
   readonly commit: number;
   readonly changed: boolean;
@@ -72,7 +75,8 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
       (previous?.present ?? []).map((r) => known.get(r)?.sourceId).filter((s): s is SourceId => s !== undefined && !presentSources.has(s)),
     ),
   ].sort();
-  const report = { root, revisionsPresent: present.length, withdrawn };
+  const freshFiles = new Set(fresh.map((rev) => rev.path));
+  const report = { root, revisionsPresent: present.length, withdrawn, warnings: scan.warnings.filter((w) => freshFiles.has(w.file)) };
   if (unchanged) return { ...report, added: [], passagesAdded: 0, commit: previous.seq, changed: false };
 
   const passages = fresh.flatMap((rev) => chunkRevision(rev).map((p) => ({ passage: p, searchText: searchTextOf(rev.title, p) })));

@@ -8,7 +8,8 @@ import {
   type Revision,
   type RevisionId,
 } from '../domain/index.js';
-import { parsePolicyFile, type FileProblem } from './parse.js';
+import { isInstruction } from '../policy/index.js';
+import { canonicalContent, parsePolicyFile, type FileProblem } from './parse.js';
 
 /** Editor swap, backup and temporary files are never policy revisions. */
 export function isPolicyFileName(name: string): boolean {
@@ -59,6 +60,16 @@ export interface RepositoryScan {
   /** Distinct revisions present in the repository (identical files collapse to one revision). */
   readonly revisions: readonly Revision[];
   readonly problems: readonly FileProblem[];
+  /** Not errors: lines that address the assistant rather than patients (possible prompt injection). */
+  readonly warnings: readonly FileProblem[];
+}
+
+/** Lines of a body that read as instructions to an assistant; they are never used as answer sentences. */
+function instructionWarnings(file: string, text: string, body: string): FileProblem[] {
+  const bodyLine = text.slice(0, text.length - body.length).split('\n').length;
+  return body.split('\n').flatMap((line, i) =>
+    isInstruction(line) ? [{ file, line: bodyLine + i, message: 'text addressed to an assistant, not to patients (possible prompt injection); it is never used as an answer' }] : [],
+  );
 }
 
 export function formatProblem(p: FileProblem): string {
@@ -75,16 +86,19 @@ export async function scanRepository(root: string): Promise<RepositoryScan> {
   }
   const assistant = await readAssistantConfig(root);
   const problems: FileProblem[] = [];
+  const warnings: FileProblem[] = [];
   const byRevision = new Map<RevisionId, Revision>();
   const byLabel = new Map<string, Revision>();
   for (const rel of files) {
     const file = path.join(root, rel);
-    const result = parsePolicyFile({ file, bytes: await readFile(file), assistant });
+    const bytes = await readFile(file);
+    const result = parsePolicyFile({ file, bytes, assistant });
     if (!result.ok) {
       problems.push(result.problem);
       continue;
     }
     const rev = result.revision;
+    warnings.push(...instructionWarnings(file, canonicalContent(bytes.toString('utf8')), rev.body));
     if (rev.version !== null) {
       const key = `${rev.sourceId}@${rev.version}`;
       const other = byLabel.get(key);
@@ -97,5 +111,5 @@ export async function scanRepository(root: string): Promise<RepositoryScan> {
     if (!byRevision.has(rev.revision)) byRevision.set(rev.revision, rev);
   }
   if (files.length === 0) problems.push({ file: root, message: 'no *.md policy files found' });
-  return { root, assistant, revisions: [...byRevision.values()], problems };
+  return { root, assistant, revisions: [...byRevision.values()], problems, warnings };
 }

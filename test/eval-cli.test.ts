@@ -1,0 +1,84 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TraceSchema } from '../src/domain/index.js';
+import { DEMO_CORPUS, runBin, tempDir } from './helpers.js';
+
+const CASES = `
+- id: harbor-lab-closing
+  question: Until what time can I get blood drawn at the Harbor lab?
+  expect: answer
+  support: [harbor-lab-hours@2026-05-04]
+  forbid: [harbor-lab-hours@2025-02-10]
+  facts: [["4 pm"]]
+  must_not_say: ["3 pm"]
+  tags: [revision]
+- id: hours-which-clinic
+  question: What are your hours?
+  expect: clarify
+  tags: [clarify]
+- id: bitcoin
+  question: Can I pay my bill in bitcoin?
+  expect: abstain
+- id: stroke
+  question: My mother's face is drooping and her speech is slurred
+  expect: out_of_scope
+  tags: [emergency]
+`;
+
+describe('citetrace eval, verify and replay (CLI)', () => {
+  let dir: string;
+  const env = (): Record<string, string> => ({ CITETRACE_DATA: path.join(dir, 'data') });
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    await writeFile(path.join(dir, 'cases.yaml'), CASES);
+    expect((await runBin(['ingest', DEMO_CORPUS], env())).code).toBe(0);
+  });
+
+  it('writes a JSON report of the contract shape and a self-contained HTML report', async () => {
+    const json = path.join(dir, 'report.json');
+    const html = path.join(dir, 'report.html');
+    const result = await runBin(['eval', path.join(dir, 'cases.yaml'), '--as-of', '2026-12-02', '--json', json, '--html', html, '--min-accuracy', '0.75', '--max-unsupported', '0'], env());
+    expect(result.stderr).toMatch(/eval: 4\/4/u);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/unsupported answers\s+0/u);
+    const report = JSON.parse(await readFile(json, 'utf8')) as { metrics: { cases: number; outcomes: { accuracy: number } }; cases: { id: string; expect: string; passed: boolean; trace: unknown }[] };
+    expect(report.metrics.cases).toBe(4);
+    expect(report.cases.map((c) => c.id)).toEqual(['harbor-lab-closing', 'hours-which-clinic', 'bitcoin', 'stroke']);
+    for (const c of report.cases) TraceSchema.parse(c.trace);
+    expect(report.cases.every((c) => c.passed)).toBe(true);
+    const page = await readFile(html, 'utf8');
+    expect(page).toMatch(/^<!doctype html>/u);
+    expect(page).toContain('<svg');
+    expect(page).not.toMatch(/<script|src="http/u);
+  });
+
+  it('exits 3 naming the missed threshold, and 0 when every threshold is met', async () => {
+    const wrong = path.join(dir, 'wrong.yaml');
+    await writeFile(wrong, CASES.replace('  expect: abstain', '  expect: answer'));
+    const missed = await runBin(['eval', wrong, '--min-accuracy', '1', '--max-unsupported', '0'], env());
+    expect(missed.code).toBe(3);
+    expect(missed.stderr).toMatch(/eval gate missed: outcome accuracy 0\.750 is below 1/u);
+    expect(missed.stderr).not.toMatch(/unsupported answers/u);
+    const met = await runBin(['eval', path.join(dir, 'cases.yaml'), '--min-accuracy', '1', '--max-unsupported', '0', '--min-recall5', '1', '--min-citation-precision', '1', '--min-citation-recall', '1', '--max-wrong-abstentions', '0'], env());
+    expect(met.code).toBe(0);
+  });
+
+  it('rejects a malformed case file with exit 2 and one line', async () => {
+    await writeFile(path.join(dir, 'bad.yaml'), '- id: x\n  question: hi\n  expect: maybe\n');
+    const result = await runBin(['eval', path.join(dir, 'bad.yaml')], env());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/bad\.yaml: case 0\.expect/u);
+  });
+
+  it('verify --all passes on the stored traces and replay finds no change', async () => {
+    const verified = await runBin(['verify', '--all'], env());
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/verified \d+ trace\(s\): \d+ ok, 0 failed/u);
+    const replayed = await runBin(['replay', '--fail-on-change'], env());
+    expect(replayed.code).toBe(0);
+    expect(replayed.stdout).toMatch(/retrieval changed 0, outcome changed 0, citations changed 0/u);
+  });
+});
