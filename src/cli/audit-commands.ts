@@ -72,6 +72,9 @@ function summary(m: EvalMetrics, passed: number): string {
 }
 
 export function registerAuditCommands(program: Command, io: AuditIo): void {
+  const say = (message: string): void => {
+    io.err(`${message}\n`);
+  };
   program
     .command('eval')
     .description('run evaluation cases through the ask pipeline, persist the traces, write a report')
@@ -89,7 +92,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (file: string, opts: Gates & { asOf?: string; json?: string; html?: string; sweep?: boolean }) => {
       const cases = await readCases(file);
       const config = io.config();
-      const runtime = await openRuntime({ config, onProgress: (m) => io.err(`${m}\n`) });
+      const runtime = await openRuntime({ config, onProgress: say });
       try {
         const report = await runEval({
           cases,
@@ -118,7 +121,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (id: string | undefined, opts: { all?: boolean }) => {
       if ((id === undefined) === (opts.all !== true)) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all');
       const config = io.config();
-      const runtime = await openRuntime({ config, onProgress: (m) => io.err(`${m}\n`) });
+      const runtime = await openRuntime({ config, onProgress: say });
       try {
         const report = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir: config.dataDir, traceId: id });
         for (const f of report.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
@@ -137,7 +140,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .option('--fail-on-change', 'exit 3 when any replayed trace differs')
     .option('--json', 'print the report as JSON')
     .action(async (opts: { limit?: number; failOnChange?: boolean; json?: boolean }) => {
-      const runtime = await openRuntime({ config: io.config(), onProgress: (m) => io.err(`${m}\n`) });
+      const runtime = await openRuntime({ config: io.config(), onProgress: say });
       // Replays persist into a scratch store: a replay never adds to the audit record it reads.
       const scratch = createSqliteTraceStore({ file: ':memory:' });
       try {

@@ -29,7 +29,7 @@ export function renderHtmlReport(report: EvalReport): string {
   const m = report.metrics;
   const outcomes = ['answer', 'abstain', 'clarify', 'out_of_scope'];
   const ranks = Object.entries(m.retrieval.rankDistribution).sort(([a], [b]) => (a === 'miss' ? 1 : b === 'miss' ? -1 : Number(a) - Number(b)));
-  const failureRows = Object.entries(m.failures).map(([name, ids]) => [name, String(ids.length), ids.join(', ')]);
+  const failureRows = (Object.entries(m.failures) as [string, readonly string[]][]).map(([name, ids]) => [name, String(ids.length), ids.join(', ')]);
   const headline = [
     ['outcome accuracy', pct(m.outcomes.accuracy)],
     ['cases passed', `${report.cases.filter((c) => c.passed).length} / ${m.cases}`],
