@@ -111,7 +111,7 @@ const CLINICAL: readonly RegExp[] = [
   /\bwhat does\b.{0,60}\b(?:mean|indicate)\b/u,
   /\bis it bad that\b|\bis (?:that|it) bad\b/u,
   /\bgo away on (?:its|it'?s) own\b/u,
-  /\b(?:do i have|might i have|could i have|am i having)\b/u,
+  /\b(?:do|might|could|would) (?:i|we|he|she|they) have (?:a |an )?(?:\w+ )?(?:infection|cancer|diabetes|covid|flu|strep|pneumonia|allergy|disease|condition|fracture|concussion|uti|std|sti|virus)\b|\bam i having\b/u,
   /\b(?:diagnos|interpret)/u,
   /\bis \d+(?:\/\d+|\.\d+)?\b.{0,30}\b(?:high|low|normal|bad|ok)\b/u,
   /\b(?:results?|levels?|count|a1c|cholesterol|potassium|sodium|glucose|sugar|pressure)\b.{0,30}\b(?:is|are|was|were|came back|flagged)\b.{0,20}\b(?:high|low|normal|bad|good|abnormal|positive|negative|elevated)\b/u,
