@@ -4,6 +4,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { loadConfig, type Config } from '../config/index.js';
 import { CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema } from '../domain/index.js';
 import { ingestRepository, watchRepository } from '../ingest/index.js';
+import { createSqliteKeyStore, KeyRoleSchema, type KeyRole } from '../auth/index.js';
+import type { Embedder } from '../embed/index.js';
+import { createService } from '../http/index.js';
 import { createEmbedder, createTraceStore, openRuntime } from '../main.js';
 import { registerAuditCommands } from './audit-commands.js';
 import { formatIngest, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
@@ -37,6 +40,12 @@ function enumArg<T extends string>(schema: { safeParse: (v: unknown) => { succes
 const parseDate = (value: string): string => {
   if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a YYYY-MM-DD date');
   return value;
+};
+
+const parsePort = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
+  return n;
 };
 
 const parseLimit = (value: string): number => {
@@ -168,24 +177,73 @@ export function buildProgram(io: Io): Command {
       io.out(`${embedder.modelId} sha256:${embedder.weightsSha256}\n`);
     });
 
+  const serve = async (cfg: Config, embedder: Embedder, host: string, port: number): Promise<void> => {
+    const keys = createSqliteKeyStore({ file: cfg.keys });
+    const service = await createService({ config: cfg, embedder, keys, rateLimitPerMinute: cfg.rateLimitPerMinute });
+    const address = await service.app.listen({ host, port });
+    io.out(`citetrace serving ${address} (console: ${address}/console, API: ${address}/openapi.json)\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        void service.close().then(() => {
+          keys.close();
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  };
+
+  program
+    .command('serve')
+    .description('the HTTP API and the operator console')
+    .option('--host <host>', 'listen address (env HOST, default 127.0.0.1)')
+    .addOption(new Option('--port <port>', 'port (env PORT, default 8080)').argParser(parsePort))
+    .action(async (opts: { host?: string; port?: number }) => {
+      const cfg = config();
+      await serve(cfg, await createEmbedder(cfg, progress), opts.host ?? cfg.host, opts.port ?? cfg.port);
+    });
+
+  const keysCommand = program.command('keys').description('API keys (stored hashed)');
+  keysCommand
+    .command('create')
+    .description('create an API key and print it once')
+    .addOption(new Option('--role <role>', 'patient | staff | operator').argParser(enumArg(KeyRoleSchema, 'key role (patient | staff | operator)')).makeOptionMandatory())
+    .option('--label <label>', 'who or what holds the key', '')
+    .action((opts: { role: KeyRole; label: string }) => {
+      const keys = createSqliteKeyStore({ file: config().keys });
+      try {
+        io.out(`${keys.create({ role: opts.role, label: opts.label }).key}\n`);
+      } finally {
+        keys.close();
+      }
+    });
+
   program
     .command('demo')
-    .description('set up the demo policy repository and run demo questions (npm start)')
-    .action(async () => {
+    .description('ingest the demo policy repository, print demo keys and serve it (npm start)')
+    .option('--no-serve', 'answer the demo questions on the command line instead of serving')
+    .action(async (opts: { serve: boolean }) => {
       const cfg = config();
       const embedder = await createEmbedder(cfg, progress);
       const report = await ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress });
       io.out(`${formatIngest(report)}\n\n`);
-      const runtime = await openRuntime({ config: cfg, embedder });
-      try {
-        for (const question of DEMO_QUESTIONS) {
-          const trace = await runtime.assistant.ask({ question, role: 'patient' });
-          io.out(`Q: ${question}\n${formatTrace(trace)}\n\n`);
+      if (!opts.serve) {
+        const runtime = await openRuntime({ config: cfg, embedder });
+        try {
+          for (const question of DEMO_QUESTIONS) io.out(`Q: ${question}\n${formatTrace(await runtime.assistant.ask({ question, role: 'patient' }))}\n\n`);
+        } finally {
+          await runtime.close();
         }
-      } finally {
-        await runtime.close();
+        return;
       }
-      io.out(`Try: npx citetrace ask "Can I park for free at Eastside?"  ·  npx citetrace traces list\n`);
+      const keys = createSqliteKeyStore({ file: cfg.keys });
+      const patient = keys.create({ role: 'patient', label: 'demo patient' }).key;
+      const operator = keys.create({ role: 'operator', label: 'demo operator' }).key;
+      keys.close();
+      io.out(`demo patient key:  ${patient}\ndemo operator key: ${operator} (sign in to the console with it)\n`);
+      io.out(`try: curl -s -H 'Authorization: Bearer ${patient}' -H 'content-type: application/json' -d '{"question":"Can I get blood drawn at the Harbor lab without an appointment?"}' http://${cfg.host}:${cfg.port}/v1/ask\n`);
+      await serve(cfg, embedder, cfg.host, cfg.port);
     });
 
   return program;

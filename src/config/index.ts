@@ -8,6 +8,13 @@ export const ConfigSchema = z.object({
   dataDir: z.string().min(1),
   /** SQLite file path (default <dataDir>/traces.sqlite) or, later, a postgres:// URL. */
   traces: z.string().min(1),
+  /** API keys (hashed), default <dataDir>/keys.sqlite. */
+  keys: z.string().min(1),
+  /** HTTP listen address and port (PORT honoured). */
+  host: z.string().min(1),
+  port: z.number().int().min(0).max(65535),
+  /** Requests per API key per minute. */
+  rateLimitPerMinute: z.number().int().positive(),
   modelDir: z.string().min(1).optional(),
   modelCacheDir: z.string().min(1),
   mavenRepo: z.url(),
@@ -35,6 +42,10 @@ export function loadConfig(input: ConfigInput): Config {
   const parsed = ConfigSchema.safeParse({
     dataDir,
     traces: env.CITETRACE_TRACES ?? path.join(dataDir, 'traces.sqlite'),
+    keys: env.CITETRACE_KEYS ?? path.join(dataDir, 'keys.sqlite'),
+    host: env.HOST ?? '127.0.0.1',
+    port: intFrom(env.PORT, 8080),
+    rateLimitPerMinute: intFrom(env.CITETRACE_RATE_LIMIT, 600),
     modelDir: env.CITETRACE_MODEL_DIR === '' ? undefined : env.CITETRACE_MODEL_DIR,
     modelCacheDir: env.CITETRACE_MODEL_CACHE ?? path.join(cacheHome, 'citetrace', 'models'),
     mavenRepo: env.CITETRACE_MAVEN_REPO ?? 'https://repo1.maven.org/maven2',

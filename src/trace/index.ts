@@ -1,3 +1,3 @@
 export { canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 export { createSqliteTraceStore } from './sqlite-store.js';
-export type { StoredTrace, TraceFilter, TraceStore } from './store.js';
+export type { OutcomeCount, StoredTrace, TraceFilter, TraceStore } from './store.js';

@@ -72,6 +72,9 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
      VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @prev_hash, @hash)`,
   );
   const byId = db.prepare<[string], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE trace_id = ?');
+  const countRows = db.prepare<[], { outcome: string; reason: string | null; count: number }>(
+    'SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason',
+  );
   const scanRows = db.prepare<[number, number], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
@@ -119,8 +122,23 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
         where.push('seq < @before');
         params.before = filter.before;
       }
+      if (filter.source !== undefined) {
+        where.push("EXISTS (SELECT 1 FROM json_each(body, '$.citations') WHERE json_extract(value, '$.source_id') = @source)");
+        params.source = filter.source;
+      }
+      if (filter.from !== undefined) {
+        where.push('created_at >= @from');
+        params.from = filter.from;
+      }
+      if (filter.to !== undefined) {
+        where.push('created_at < @to');
+        params.to = filter.to;
+      }
       const sql = `SELECT seq, body, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
       return Promise.resolve(db.prepare<Record<string, string | number>, Row>(sql).all(params).map(toStored));
+    },
+    counts() {
+      return Promise.resolve(countRows.all());
     },
     scan({ afterSeq, limit }) {
       return Promise.resolve(scanRows.all(afterSeq, limit).map(toStored));

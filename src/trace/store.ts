@@ -15,6 +15,17 @@ export interface TraceFilter {
   readonly limit: number;
   /** Return traces with seq below this (paging backwards from the newest). */
   readonly before?: number;
+  /** Only traces citing this source. */
+  readonly source?: string;
+  /** created_at bounds, ISO timestamps or dates (inclusive from, exclusive to). */
+  readonly from?: string;
+  readonly to?: string;
+}
+
+export interface OutcomeCount {
+  readonly outcome: string;
+  readonly reason: string | null;
+  readonly count: number;
 }
 
 /**
@@ -26,6 +37,8 @@ export interface TraceStore {
   append(trace: Trace): Promise<StoredTrace>;
   get(traceId: string): Promise<StoredTrace | null>;
   list(filter: TraceFilter): Promise<readonly StoredTrace[]>;
+  /** How many traces per outcome and reason. */
+  counts(): Promise<readonly OutcomeCount[]>;
   /** Oldest first, from after `afterSeq`: for chain verification and replay. */
   scan(request: { readonly afterSeq: number; readonly limit: number }): Promise<readonly StoredTrace[]>;
   close(): Promise<void>;

@@ -1,0 +1,155 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { askRoleOf, type KeyStore } from '../auth/index.js';
+import { CitationSchema, CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, TraceSchema } from '../domain/index.js';
+import { verifyTraces } from '../eval/index.js';
+import { describeSources } from '../index-store/index.js';
+import { MAX_QUESTION_CHARS } from '../policy/index.js';
+import { requireRole } from './auth.js';
+import type { ServiceContext } from './context.js';
+
+const ProblemSchema = z.object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string() });
+const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+
+export const AskBodySchema = z.object({
+  question: z.string().max(MAX_QUESTION_CHARS * 2),
+  as_of: IsoDateSchema.optional(),
+});
+
+/** What a patient-facing client gets: the answer, its citations and the trace id; the internal reason stays in the trace. */
+export const AskResponseSchema = z.object({
+  trace_id: z.string(),
+  outcome: OutcomeSchema,
+  answer: z.string(),
+  citations: z.array(CitationSchema),
+  as_of: IsoDateSchema,
+});
+
+const TraceSummarySchema = z.object({
+  trace_id: z.string(),
+  created_at: z.string(),
+  role: z.string(),
+  outcome: OutcomeSchema,
+  reason: ReasonSchema.nullable(),
+  query: z.string(),
+  cited_sources: z.array(z.string()),
+});
+
+const TraceListQuerySchema = z.object({
+  outcome: OutcomeSchema.optional(),
+  reason: ReasonSchema.optional(),
+  source: z.string().optional(),
+  from: IsoDateSchema.optional(),
+  to: IsoDateSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  before: z.coerce.number().int().positive().optional(),
+});
+
+const SourceSchema = z.object({
+  source_id: z.string(),
+  title: z.string(),
+  owner: z.string().nullable(),
+  withdrawn: z.boolean(),
+  stale: z.boolean(),
+  in_force: z.object({ patient: z.string().nullable(), staff: z.string().nullable() }),
+  revisions: z.array(
+    z.object({
+      revision: z.string(),
+      version: z.string().nullable(),
+      status: z.string(),
+      effective_date: z.string(),
+      review_by: z.string().nullable(),
+      stale: z.boolean(),
+      present: z.boolean(),
+      audience: z.array(z.string()).readonly(),
+      path: z.string(),
+    }),
+  ).readonly(),
+});
+
+export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: KeyStore): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const anyKey = requireRole(keys, ['patient', 'staff', 'operator']);
+  const operator = requireRole(keys, ['operator']);
+
+  api.post('/v1/ask', {
+    schema: { summary: 'Answer a question; the role comes from the API key', body: AskBodySchema, response: { 200: AskResponseSchema, ...errors } },
+    preHandler: anyKey,
+  }, async (request) => {
+    const key = request.apiKey;
+    if (key === null) throw new CitetraceError('INTERNAL', 'authenticated route without a key');
+    const trace = await ctx.ask({ question: request.body.question, role: askRoleOf(key.role), asOf: request.body.as_of });
+    return { trace_id: trace.trace_id, outcome: trace.outcome, answer: trace.answer, citations: trace.citations, as_of: trace.as_of };
+  });
+
+  api.get('/v1/traces/:id', {
+    schema: { summary: 'One trace, exactly as stored (contract section 3)', params: z.object({ id: z.string() }), response: { 200: TraceSchema, ...errors } },
+    preHandler: operator,
+  }, async (request) => {
+    const stored = await ctx.runtime().store.get(request.params.id);
+    if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${request.params.id}`);
+    return stored.trace;
+  });
+
+  api.get('/v1/traces', {
+    schema: {
+      summary: 'Traces, newest first, filtered by outcome, reason, cited source and date; page with `before`',
+      querystring: TraceListQuerySchema,
+      response: { 200: z.object({ traces: z.array(TraceSummarySchema), next_before: z.number().nullable() }), ...errors },
+    },
+    preHandler: operator,
+  }, async (request) => {
+    const q = request.query;
+    const rows = await ctx.runtime().store.list({
+      limit: q.limit,
+      ...(q.outcome ? { outcome: q.outcome } : {}),
+      ...(q.reason ? { reason: q.reason } : {}),
+      ...(q.source ? { source: q.source } : {}),
+      ...(q.from ? { from: q.from } : {}),
+      ...(q.to ? { to: q.to } : {}),
+      ...(q.before ? { before: q.before } : {}),
+    });
+    return {
+      traces: rows.map(({ trace: t }) => ({
+        trace_id: t.trace_id,
+        created_at: t.created_at,
+        role: t.role,
+        outcome: t.outcome,
+        reason: t.reason,
+        query: t.query,
+        cited_sources: [...new Set(t.citations.map((c) => c.source_id as string))],
+      })),
+      next_before: rows.length === q.limit ? (rows.at(-1)?.seq ?? null) : null,
+    };
+  });
+
+  api.post('/v1/traces/:id/verify', {
+    schema: {
+      summary: 'Re-check one stored trace end to end (contract section 6)',
+      params: z.object({ id: z.string() }),
+      response: { 200: z.object({ trace_id: z.string(), ok: z.boolean(), problems: z.array(z.string()) }), ...errors },
+    },
+    preHandler: operator,
+  }, async (request) => {
+    const rt = ctx.runtime();
+    if ((await rt.store.get(request.params.id)) === null) throw new CitetraceError('NOT_FOUND', `no trace ${request.params.id}`);
+    const report = await verifyTraces({ store: rt.store, index: rt.index, dataDir: ctx.dataDir, traceId: request.params.id });
+    const problems = report.failed.flatMap((f) => f.problems);
+    return { trace_id: request.params.id, ok: problems.length === 0, problems };
+  });
+
+  api.get('/v1/sources', {
+    schema: { summary: 'Sources with every revision, status, owner, review_by and the stale flag', response: { 200: z.object({ sources: z.array(SourceSchema) }), ...errors } },
+    preHandler: operator,
+  }, () => ({ sources: describeSources(ctx.runtime().index, ctx.today()) }));
+
+  api.get('/healthz', { schema: { response: { 200: z.object({ status: z.literal('ok'), index_snapshot: z.string() }) } } }, () => ({
+    status: 'ok' as const,
+    index_snapshot: ctx.runtime().index.snapshotId,
+  }));
+
+  api.get('/metrics', { preHandler: operator, schema: { summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {
+    await reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+  });
+}

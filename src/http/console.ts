@@ -1,0 +1,144 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { KeyStore } from '../auth/index.js';
+import { OutcomeSchema, ReasonSchema, RoleSchema, type Trace } from '../domain/index.js';
+import { verifyTraces } from '../eval/index.js';
+import { describeSources } from '../index-store/index.js';
+import { CONSOLE_COOKIE, requireRole } from './auth.js';
+import type { ServiceContext } from './context.js';
+import { esc, page, table, td } from './html.js';
+
+const html = (reply: FastifyReply, body: string): FastifyReply => reply.type('text/html; charset=utf-8').send(body);
+const short = (revision: string): string => `${revision.slice(0, 19)}…`;
+
+function evidencePath(t: Trace, verified: { ok: boolean; problems: readonly string[] } | null): string {
+  const cited = new Set(t.citations.map((c) => c.label));
+  const candidates = table(
+    ['label', 'rank', 'score', 'vector', 'BM25', 'source', 'version', 'revision', 'span', 'status'],
+    t.retrieved.map((r) => [
+      td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
+      td(String(r.rank)),
+      td(r.score.toFixed(4)),
+      td(r.components.vector ? `${r.components.vector.score.toFixed(3)} (#${r.components.vector.rank})` : '-'),
+      td(r.components.fts ? `${r.components.fts.score.toFixed(2)} (#${r.components.fts.rank})` : '-'),
+      td(esc(r.source_id)),
+      td(esc(r.version ?? '-')),
+      td(`<code>${esc(short(r.revision))}</code>`),
+      td(`${r.start}-${r.end}`),
+      td(cited.has(r.label) ? 'cited' : r.offered ? 'offered, not cited' : 'considered', cited.has(r.label) ? 'cited' : ''),
+    ]),
+  );
+  const sentences =
+    t.sentences.length === 0
+      ? `<p>${esc(t.answer)}</p>`
+      : `<ol>${t.sentences
+          .map((s) => {
+            const text = esc(s.text).replace(/\[(S\d+)\]/gu, (_m, label: string) => `[<a href="/console/traces/${esc(t.trace_id)}/passages/${label}">${label}</a>]`);
+            return `<li>${text}${s.support === undefined ? '' : ` <small>(support ${s.support.toFixed(2)})</small>`}</li>`;
+          })
+          .join('')}</ol>`;
+  const verify = verified === null ? '' : verified.ok ? '<p class="ok" role="status">Verified: the evidence path is intact.</p>' : `<div class="fail" role="status">Verification failed:<ul>${verified.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul></div>`;
+  return `<h1>Trace ${esc(t.trace_id)}</h1>
+<section class="step"><h2>1. Question</h2><p><q>${esc(t.query)}</q></p><p>Normalized: <code>${esc(t.normalized_query)}</code></p><p>Role <strong>${esc(t.role)}</strong> · as of <strong>${esc(t.as_of)}</strong> · ${esc(t.created_at)}</p></section>
+<section class="step"><h2>2. Retrieved candidates (${t.retrieved.length})</h2>${t.retrieved.length === 0 ? '<p>None: routed before retrieval.</p>' : candidates}</section>
+<section class="step"><h2>3. Answer, sentence by sentence</h2>${sentences}${t.rejected ? `<p>Rejected draft: <q>${esc(t.rejected.text)}</q> (${esc(t.rejected.detail)})</p>` : ''}</section>
+<section class="step"><h2>4. Outcome</h2><p><strong>${esc(t.outcome)}</strong>${t.reason ? ` · reason <strong>${esc(t.reason)}</strong>` : ''}</p>${t.detail ? `<p>${esc(t.detail)}</p>` : ''}</section>
+<section class="step"><h2>5. Configuration</h2>${table(['setting', 'value'], Object.entries(t.config).map(([k, v]) => [td(esc(k)), td(`<code>${esc(String(v))}</code>`)]))}</section>
+<form method="post" action="/console/traces/${esc(t.trace_id)}/verify"><button type="submit">Verify this trace</button></form>${verify}`;
+}
+
+export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys: KeyStore): void {
+  const operator = requireRole(keys, ['operator'], (reply) => reply.redirect('/console/login'));
+
+  app.get('/', (_req, reply) => reply.redirect('/console'));
+
+  app.get('/console/login', (_req, reply) =>
+    html(reply, page('Sign in', `<h1>Sign in</h1><form method="post" action="/console/login"><label>Operator API key <input type="text" name="key" autocomplete="off" required></label><button type="submit">Sign in</button></form>`)),
+  );
+  app.post('/console/login', (request, reply) => {
+    const key = z.object({ key: z.string() }).safeParse(request.body);
+    const found = key.success ? keys.lookup(key.data.key.trim()) : null;
+    if (found?.role !== 'operator') return html(reply.code(401), page('Sign in', '<h1>Sign in</h1><p class="fail" role="alert">That is not an operator key.</p><p><a href="/console/login">Try again</a></p>'));
+    return reply.setCookie(CONSOLE_COOKIE, key.success ? key.data.key.trim() : '', { path: '/', httpOnly: true, sameSite: 'strict' }).redirect('/console');
+  });
+
+  app.get('/console', { preHandler: operator }, async (request, reply) => {
+    const q = z.object({ outcome: OutcomeSchema.optional().catch(undefined), reason: ReasonSchema.optional().catch(undefined), source: z.string().optional() }).parse(request.query);
+    const rt = ctx.runtime();
+    const [counts, rows] = await Promise.all([
+      rt.store.counts(),
+      rt.store.list({ limit: 200, ...(q.outcome ? { outcome: q.outcome } : {}), ...(q.reason ? { reason: q.reason } : {}), ...(q.source ? { source: q.source } : {}) }),
+    ]);
+    const countTable = table(['outcome', 'reason', 'traces'], counts.map((c) => [td(`<a href="/console?outcome=${esc(c.outcome)}">${esc(c.outcome)}</a>`), td(c.reason ? `<a href="/console?reason=${esc(c.reason)}">${esc(c.reason)}</a>` : '-'), td(String(c.count))]));
+    const filters = `<form method="get" action="/console"><label>Outcome <select name="outcome"><option value="">any</option>${OutcomeSchema.options.map((o) => `<option${o === q.outcome ? ' selected' : ''}>${o}</option>`).join('')}</select></label><label>Reason <select name="reason"><option value="">any</option>${ReasonSchema.options.map((o) => `<option${o === q.reason ? ' selected' : ''}>${o}</option>`).join('')}</select></label><label>Cited source <input type="text" name="source" value="${esc(q.source ?? '')}"></label><button type="submit">Filter</button></form>`;
+    const list = table(['time', 'role', 'outcome', 'reason', 'question'], rows.map(({ trace: t }) => [td(esc(t.created_at)), td(esc(t.role)), td(esc(t.outcome)), td(esc(t.reason ?? '-')), td(`<a href="/console/traces/${esc(t.trace_id)}">${esc(t.query)}</a>`)]));
+    return html(reply, page('Traces', `<h1>Traces</h1><h2>Counts by outcome and reason</h2>${countTable}<h2>Filter</h2>${filters}<h2>Newest ${rows.length}</h2>${list}`));
+  });
+
+  const traceOr404 = async (id: string, reply: FastifyReply): Promise<Trace | null> => {
+    const stored = await ctx.runtime().store.get(id);
+    if (stored === null) {
+      await html(reply.code(404), page('Not found', `<h1>No trace ${esc(id)}</h1>`));
+      return null;
+    }
+    return stored.trace;
+  };
+
+  app.get<{ Params: { id: string } }>('/console/traces/:id', { preHandler: operator }, async (request, reply) => {
+    const t = await traceOr404(request.params.id, reply);
+    return t === null ? reply : html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, null)));
+  });
+
+  app.post<{ Params: { id: string } }>('/console/traces/:id/verify', { preHandler: operator }, async (request, reply) => {
+    const t = await traceOr404(request.params.id, reply);
+    if (t === null) return reply;
+    const rt = ctx.runtime();
+    const report = await verifyTraces({ store: rt.store, index: rt.index, dataDir: ctx.dataDir, traceId: t.trace_id });
+    const problems = report.failed.flatMap((f) => f.problems);
+    return html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, { ok: problems.length === 0, problems })));
+  });
+
+  app.get<{ Params: { id: string; label: string } }>('/console/traces/:id/passages/:label', { preHandler: operator }, async (request, reply) => {
+    const t = await traceOr404(request.params.id, reply);
+    if (t === null) return reply;
+    const r = t.retrieved.find((x) => x.label === request.params.label);
+    if (r === undefined) return html(reply.code(404), page('Not found', `<h1>No passage ${esc(request.params.label)} in this trace</h1>`));
+    const body = (await ctx.runtime().index.revisionBody(r.revision)) ?? '';
+    const matches = body.slice(r.start, r.end) === r.text;
+    const text = `${esc(body.slice(0, r.start))}<mark id="passage">${esc(body.slice(r.start, r.end))}</mark>${esc(body.slice(r.end))}`;
+    return html(
+      reply,
+      page(
+        `${r.label} · ${r.source_id}`,
+        `<h1>${esc(r.label)}: ${esc(r.source_id)} version ${esc(r.version ?? '-')}</h1><p>Revision <code>${esc(r.revision)}</code>, characters ${r.start} to ${r.end}. ${matches ? '<span class="ok">The stored revision text matches the trace.</span>' : '<span class="fail">The stored revision text differs from the trace.</span>'}</p><p><a href="/console/traces/${esc(t.trace_id)}">Back to the trace</a></p><pre class="revision">${text}</pre>`,
+      ),
+    );
+  });
+
+  app.get('/console/sources', { preHandler: operator }, (_request, reply) => {
+    const sources = describeSources(ctx.runtime().index, ctx.today());
+    const rows = sources.flatMap((s) =>
+      s.revisions.map((r, i) => [
+        td(i === 0 ? `<strong>${esc(s.source_id)}</strong>${s.withdrawn ? ' (withdrawn)' : ''}` : ''),
+        td(esc(r.version ?? '-')),
+        td(esc(r.status)),
+        td(esc(r.effective_date)),
+        td(r.review_by ? `${esc(r.review_by)}${r.stale ? ' <span class="stale">stale</span>' : ''}` : '-'),
+        td(esc(s.owner ?? '-')),
+        td(esc(r.audience.join(', '))),
+        td([s.in_force.patient, s.in_force.staff].some((v) => v === (r.version ?? r.revision)) ? 'in force' : r.present ? '' : 'history only'),
+      ]),
+    );
+    return html(reply, page('Sources', `<h1>Sources (${sources.length})</h1>${table(['source', 'version', 'status', 'effective', 'review by', 'owner', 'audience', ''], rows)}`));
+  });
+
+  const askForm = (result = ''): string =>
+    `<h1>Ask as a role</h1><form method="post" action="/console/ask"><label>Question <input type="text" name="question" required></label><label>Role <select name="role"><option>patient</option><option>staff</option></select></label><label>As of <input type="text" name="as_of" placeholder="YYYY-MM-DD (default today)"></label><button type="submit">Ask</button></form>${result}`;
+  app.get('/console/ask', { preHandler: operator }, (_request, reply) => html(reply, page('Ask', askForm())));
+  app.post('/console/ask', { preHandler: operator }, async (request, reply) => {
+    const form = z.object({ question: z.string(), role: RoleSchema, as_of: z.string().optional() }).safeParse(request.body);
+    if (!form.success) return html(reply.code(400), page('Ask', askForm('<p class="fail" role="alert">Give a question and a role.</p>')));
+    const trace = await ctx.ask({ question: form.data.question, role: form.data.role, asOf: form.data.as_of === '' ? undefined : form.data.as_of });
+    return reply.redirect(`/console/traces/${trace.trace_id}`, 303);
+  });
+}

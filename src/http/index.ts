@@ -1,0 +1,2 @@
+export { buildApp } from './app.js';
+export { createService, type Service } from './service.js';

@@ -1,0 +1,85 @@
+import { watchFile, unwatchFile } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { KeyStore } from '../auth/index.js';
+import type { Config } from '../config/index.js';
+import type { Embedder } from '../embed/index.js';
+import { openRuntime, type Runtime } from '../main.js';
+import { buildApp } from './app.js';
+import type { ServiceContext } from './context.js';
+import { createServiceMetrics } from './metrics.js';
+
+export interface Service {
+  readonly app: FastifyInstance;
+  readonly context: ServiceContext;
+  close(): Promise<void>;
+}
+
+/**
+ * The running service: one runtime at a time, swapped for a fresh one when an ingest commits a
+ * new manifest (watch or ingest in another process), so answers always come from the latest
+ * commit; the previous runtime is closed once requests in flight are done.
+ */
+export async function createService(options: {
+  readonly config: Config;
+  readonly embedder: Embedder;
+  readonly keys: KeyStore;
+  readonly clock?: () => Date;
+  readonly rateLimitPerMinute?: number;
+}): Promise<Service> {
+  const clock = options.clock ?? (() => new Date());
+  const open = (): Promise<Runtime> => openRuntime({ config: options.config, embedder: options.embedder, clock });
+  let current = await open();
+  let inFlight = 0;
+  const retired: Runtime[] = [];
+  const closeRetired = async (): Promise<void> => {
+    if (inFlight > 0) return;
+    await Promise.all(retired.splice(0).map((r) => r.close()));
+  };
+  const manifest = path.join(options.config.dataDir, 'manifest.json');
+  let reloading = Promise.resolve();
+  watchFile(manifest, { interval: 500 }, () => {
+    reloading = reloading.then(async () => {
+      const next = await open().catch(() => null);
+      if (next === null || next.index.snapshotId === current.index.snapshotId) {
+        await next?.close();
+        return;
+      }
+      retired.push(current);
+      current = next;
+      await closeRetired();
+    });
+  });
+
+  const metrics = createServiceMetrics();
+  const context: ServiceContext = {
+    dataDir: options.config.dataDir,
+    runtime: () => current,
+    today: () => clock().toISOString().slice(0, 10),
+    metrics,
+    async ask(request) {
+      const runtime = current;
+      inFlight += 1;
+      const started = performance.now();
+      try {
+        const trace = await runtime.assistant.ask(request);
+        metrics.observeAsk(trace, (performance.now() - started) / 1000);
+        return trace;
+      } finally {
+        inFlight -= 1;
+        await closeRetired();
+      }
+    },
+  };
+  const app = await buildApp({ context, keys: options.keys, rateLimitPerMinute: options.rateLimitPerMinute ?? 600 });
+  return {
+    app,
+    context,
+    async close() {
+      unwatchFile(manifest);
+      await app.close();
+      await reloading;
+      await Promise.all([current, ...retired].map((r) => r.close()));
+    },
+  };
+}
