@@ -104,6 +104,8 @@ describe('HTTP service (live server)', () => {
     const metrics = await (await call('GET', '/metrics', operator)).text();
     expect(metrics).toMatch(/citetrace_answers_total\{outcome="answer",reason="none"\} \d+/u);
     expect(metrics).toMatch(/citetrace_ask_duration_seconds_bucket/u);
+    expect(metrics).toMatch(/citetrace_abstention_ratio 0\.\d+/u);
+    expect(metrics).toMatch(/citetrace_unresolved_citation_ratio 0\n/u);
     expect(metrics).not.toMatch(/bitcoin/u);
     const spec = (await (await call('GET', '/openapi.json', null)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/v1/ask', '/v1/traces', '/v1/traces/{id}', '/v1/sources', '/healthz']));

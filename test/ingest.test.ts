@@ -2,7 +2,9 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openPolicyIndex, readManifest } from '../src/index-store/index.js';
-import { copyCorpus, runBin, snapshotFiles, tempDir } from './helpers.js';
+import type { Embedder } from '../src/embed/index.js';
+import { ingestRepository } from '../src/ingest/index.js';
+import { copyCorpus, realEmbedder, runBin, snapshotFiles, tempDir } from './helpers.js';
 
 describe('citetrace ingest (CLI)', () => {
   let dataDir: string;
@@ -53,6 +55,14 @@ describe('citetrace ingest (CLI)', () => {
     } finally {
       await writeFile(path.join(corpus, 'lab', 'harbor-lab-hours-copy.md'), original);
     }
+  });
+
+  it('refuses to mix vectors of a different embedding model into the index', async () => {
+    const real = await realEmbedder();
+    const other: Embedder = { ...real, modelId: 'other-model', weightsSha256: '0'.repeat(64), embed: (r) => real.embed(r) };
+    const before = await snapshotFiles(dataDir);
+    await expect(ingestRepository({ root: corpus, dataDir, embedder: other, now: new Date() })).rejects.toMatchObject({ code: 'MODEL_MISMATCH' });
+    expect(await snapshotFiles(dataDir)).toEqual(before);
   });
 
   it('refuses an edit that keeps a version label already in the index', async () => {

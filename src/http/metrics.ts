@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Trace } from '../domain/index.js';
 
 /** Prometheus metrics: counts per outcome and reason, citation resolution, latency histograms. No question text, ever. */
@@ -25,13 +25,40 @@ export function createServiceMetrics(): ServiceMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
     registers: [registry],
   });
+  let asked = 0;
+  let abstained = 0;
+  let shown = 0;
+  let unresolved = 0;
+  new Gauge({
+    name: 'citetrace_abstention_ratio',
+    help: 'Share of questions answered with an abstention since start',
+    registers: [registry],
+    collect() {
+      this.set(asked === 0 ? 0 : abstained / asked);
+    },
+  });
+  new Gauge({
+    name: 'citetrace_unresolved_citation_ratio',
+    help: 'Share of shown citations that did not resolve to a retrieved passage since start (must stay 0)',
+    registers: [registry],
+    collect() {
+      this.set(shown === 0 ? 0 : unresolved / shown);
+    },
+  });
   return {
     registry,
     observeAsk(trace, seconds) {
       answers.inc({ outcome: trace.outcome, reason: trace.reason ?? 'none' });
       askSeconds.observe(seconds);
+      asked += 1;
+      if (trace.outcome === 'abstain') abstained += 1;
       const labels = new Map(trace.retrieved.map((r) => [r.label, r.text]));
-      for (const c of trace.citations) citations.inc({ resolved: labels.get(c.label) === c.text ? 'true' : 'false' });
+      for (const c of trace.citations) {
+        const resolved = labels.get(c.label) === c.text;
+        shown += 1;
+        if (!resolved) unresolved += 1;
+        citations.inc({ resolved: String(resolved) });
+      }
     },
     observeRequest(route, status, seconds) {
       httpSeconds.observe({ route, status: String(status) }, seconds);

@@ -139,8 +139,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         if (addressing.size === 0) {
           return abstain('NO_SUPPORT', `no offered passage addresses the question (best coverage ${(scored[0]?.coverage ?? 0).toFixed(2)})`);
         }
+        const coverageOf = new Map<string, number>();
+        for (const s of scored) if (!coverageOf.has(s.label)) coverageOf.set(s.label, s.coverage);
         const clarification = clarifyQuestion({
-          candidates: offered.filter((p) => addressing.has(p.label)).map((p) => p.revision.entities),
+          candidates: offered.filter((p) => addressing.has(p.label)).map((p) => ({ tags: p.revision.entities, coverage: coverageOf.get(p.label) ?? 0 })),
           mentioned,
           assistant: deps.assistant,
         });

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { AssistantConfig } from '../src/domain/index.js';
+import { clarifyQuestion, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
+
+const assistant: AssistantConfig = {
+  organization: 'Maple Valley Health',
+  appointment_channel: 'call 555-0142',
+  entities: { clinic: { harbor: ['Harbor Clinic', 'Harbor'], eastside: ['Eastside Clinic', 'Eastside'] } },
+};
+const harbor = { tags: { clinic: 'harbor' }, coverage: 0.9 };
+const eastside = { tags: { clinic: 'eastside' }, coverage: 0.7 };
+const systemWide = { tags: {}, coverage: 0.95 };
+
+describe('clarification', () => {
+  it('asks which clinic when the best answer is clinic-specific and another clinic also answers', () => {
+    const c = clarifyQuestion({ candidates: [eastside, harbor], mentioned: {}, assistant });
+    expect(c?.question).toBe('Which clinic do you mean: Harbor Clinic or Eastside Clinic?');
+    expect(c?.options).toEqual(['harbor', 'eastside']);
+  });
+
+  it('does not ask when the question names the clinic', () => {
+    const mentioned = mentionedEntities(normalizeQuestion('What are the harbor clinic hours?').normalized, assistant);
+    expect(mentioned).toEqual({ clinic: ['harbor'] });
+    expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned, assistant })).toBeNull();
+  });
+
+  it('does not ask when a system-wide passage answers best, or only one clinic answers', () => {
+    expect(clarifyQuestion({ candidates: [systemWide, harbor, eastside], mentioned: {}, assistant })).toBeNull();
+    expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })).toBeNull();
+    expect(clarifyQuestion({ candidates: [], mentioned: {}, assistant })).toBeNull();
+  });
+
+  it('finds entity aliases as whole words only', () => {
+    expect(mentionedEntities('is the harborview cafe open?', assistant)).toEqual({});
+    expect(mentionedEntities('parking at eastside or harbor?', assistant)).toEqual({ clinic: ['harbor', 'eastside'] });
+  });
+});
