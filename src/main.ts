@@ -5,7 +5,7 @@ import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever } from './retrieve/index.js';
-import { createSqliteTraceStore, type TraceStore } from './trace/index.js';
+import { createPostgresTraceStore, createSqliteTraceStore, type TraceStore } from './trace/index.js';
 
 /** Composition root: the one place that turns configuration into ready adapters. */
 export async function createEmbedder(config: Config, onProgress?: (message: string) => void): Promise<Embedder> {
@@ -19,8 +19,11 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
   return createTransformersEmbedder({ model });
 }
 
-export function createTraceStore(config: Config): TraceStore {
-  return createSqliteTraceStore({ file: config.traces });
+export const isPostgresUrl = (traces: string): boolean => /^postgres(?:ql)?:\/\//u.test(traces);
+
+/** SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on open). */
+export function createTraceStore(config: Config): Promise<TraceStore> {
+  return isPostgresUrl(config.traces) ? createPostgresTraceStore({ url: config.traces }) : Promise.resolve(createSqliteTraceStore({ file: config.traces }));
 }
 
 export interface Runtime {
@@ -41,7 +44,7 @@ export async function openRuntime(options: {
   const { config } = options;
   const index = await openPolicyIndex({ dataDir: config.dataDir });
   const embedder = options.embedder ?? (await createEmbedder(config, options.onProgress));
-  const store = createTraceStore(config);
+  const store = await createTraceStore(config);
   const retriever = createHybridRetriever({ index, embedder });
   const generator = createExtractiveGenerator();
   const assistantWith = (overrides: { readonly k?: number; readonly store?: TraceStore }): Assistant =>

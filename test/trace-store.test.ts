@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Trace } from '../src/domain/index.js';
-import { canonicalJson, chainHash, createSqliteTraceStore, GENESIS_HASH } from '../src/trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
 
-function sampleTrace(overrides: Partial<Trace> = {}): Trace {
+export function sampleTrace(overrides: Partial<Trace> = {}): Trace {
   return {
     trace_id: randomUUID() as Trace['trace_id'],
     created_at: '2026-12-02T10:00:00.000Z',
@@ -27,46 +28,129 @@ function sampleTrace(overrides: Partial<Trace> = {}): Trace {
   };
 }
 
-describe('SQLite trace store', () => {
-  it('appends, reads back the same trace, and links each trace to the previous hash', async () => {
+/** One backend under the contract: how to open a store on a fresh database, and how to reach it around the store. */
+interface Backend {
+  readonly name: string;
+  open(): Promise<{ store: () => Promise<TraceStore>; sql: (statement: string) => Promise<unknown> }>;
+}
+
+const PG_URL = process.env.CITETRACE_TEST_PG;
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+const sqlite: Backend = {
+  name: 'SQLite',
+  async open() {
     const file = path.join(await tempDir(), 'traces.sqlite');
-    const store = createSqliteTraceStore({ file });
+    return {
+      store: () => Promise.resolve(createSqliteTraceStore({ file })),
+      sql: async (statement) => {
+        await Promise.resolve();
+        const db = new Database(file);
+        try {
+          return db.prepare(statement).run();
+        } finally {
+          db.close();
+        }
+      },
+    };
+  },
+};
+
+const postgres: Backend = {
+  name: 'PostgreSQL',
+  async open() {
+    const schema = `t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    cleanups.push(async () => {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    });
+    return {
+      store: () => createPostgresTraceStore({ url: PG_URL ?? '', schema }),
+      sql: async (statement) => admin.query(statement.replaceAll('traces', `${schema}.traces`)),
+    };
+  },
+};
+
+if (PG_URL === undefined && process.env.CITETRACE_REQUIRE_PG === '1') {
+  throw new Error('CITETRACE_REQUIRE_PG=1 but CITETRACE_TEST_PG names no PostgreSQL server');
+}
+const backends = PG_URL === undefined ? [sqlite] : [sqlite, postgres];
+if (PG_URL === undefined) {
+  describe('TraceStore contract on PostgreSQL', () => {
+    it.skip('skipped: no PostgreSQL server (set CITETRACE_TEST_PG=postgres://...; .ci/run starts one and requires it)', () => undefined);
+  });
+}
+
+describe.each(backends)('TraceStore contract on $name', (backend) => {
+  it('appends, reads back the same trace, and links each trace to the previous hash', async () => {
+    const db = await backend.open();
+    const store = await db.store();
     const a = await store.append(sampleTrace());
     const b = await store.append(sampleTrace({ outcome: 'clarify', reason: 'UNDERSPECIFIED' }));
+    expect([a.seq, b.seq]).toEqual([1, 2]);
     expect(a.prevHash).toBe(GENESIS_HASH);
     expect(b.prevHash).toBe(a.hash);
-    expect(b.hash).toBe(chainHash(a.hash, canonicalJson(b.trace)));
+    expect(b.hash).toBe(chainHash(a.hash, bodyDigest(canonicalJson(b.trace))));
     expect((await store.get(a.trace.trace_id))?.trace).toEqual(a.trace);
-    expect((await store.list({ limit: 10, outcome: 'clarify' })).map((s) => s.trace.trace_id)).toEqual([b.trace.trace_id]);
     expect(await store.get(randomUUID())).toBeNull();
+    expect(await store.head()).toEqual({ seq: 2, hash: b.hash });
+    await store.close();
+  });
+
+  it('filters by outcome, reason, cited source and date, newest first, and pages', async () => {
+    const store = await (await backend.open()).store();
+    const cited = (source: string): Partial<Trace> => ({
+      outcome: 'answer',
+      reason: null,
+      citations: [{ label: 'S1', source_id: source as never, revision: `sha256:${'a'.repeat(64)}` as never, version: '1', chunk_id: `sha256:${'a'.repeat(64)}#0-5` as never, text: 'hello' }],
+    });
+    await store.append(sampleTrace({ ...cited('harbor-lab-hours'), created_at: '2026-11-01T08:00:00.000Z' }));
+    await store.append(sampleTrace({ ...cited('eastside-parking'), created_at: '2026-12-01T08:00:00.000Z' }));
+    await store.append(sampleTrace({ created_at: '2026-12-02T08:00:00.000Z' }));
+    expect((await store.list({ limit: 10, source: 'harbor-lab-hours' })).map((s) => s.seq)).toEqual([1]);
+    expect((await store.list({ limit: 10, outcome: 'answer' })).map((s) => s.seq)).toEqual([2, 1]);
+    expect((await store.list({ limit: 10, reason: 'NO_SUPPORT' })).map((s) => s.seq)).toEqual([3]);
+    expect((await store.list({ limit: 10, from: '2026-12-01', to: '2026-12-02' })).map((s) => s.seq)).toEqual([2]);
+    expect((await store.list({ limit: 2 })).map((s) => s.seq)).toEqual([3, 2]);
+    expect((await store.list({ limit: 2, before: 2 })).map((s) => s.seq)).toEqual([1]);
+    expect(await store.counts()).toEqual([
+      { outcome: 'abstain', reason: 'NO_SUPPORT', count: 1 },
+      { outcome: 'answer', reason: null, count: 2 },
+    ]);
     await store.close();
   });
 
   it('is refused UPDATE and DELETE by the database itself', async () => {
-    const file = path.join(await tempDir(), 'traces.sqlite');
-    const store = createSqliteTraceStore({ file });
-    const stored = await store.append(sampleTrace());
+    const db = await backend.open();
+    const store = await db.store();
+    await store.append(sampleTrace());
+    await expect(db.sql("UPDATE traces SET outcome = 'answer'")).rejects.toThrow(/append-only/u);
+    await expect(db.sql('DELETE FROM traces')).rejects.toThrow(/append-only/u);
+    expect((await store.list({ limit: 5 }))[0]?.trace.outcome).toBe('abstain');
     await store.close();
-    const db = new Database(file);
-    expect(() => db.prepare("UPDATE traces SET outcome = 'answer' WHERE seq = ?").run(stored.seq)).toThrow(/append-only: UPDATE refused/u);
-    expect(() => db.prepare('DELETE FROM traces WHERE seq = ?').run(stored.seq)).toThrow(/append-only: DELETE refused/u);
-    expect(db.prepare('SELECT outcome FROM traces WHERE seq = ?').get(stored.seq)).toEqual({ outcome: 'abstain' });
-    db.close();
   });
 
-  it('keeps one linear chain across two connections writing in turn', async () => {
-    const file = path.join(await tempDir(), 'traces.sqlite');
-    const one = createSqliteTraceStore({ file });
-    const two = createSqliteTraceStore({ file });
-    const stored = [];
-    for (let i = 0; i < 10; i += 1) stored.push(await (i % 2 === 0 ? one : two).append(sampleTrace()));
-    for (let i = 1; i < stored.length; i += 1) expect(stored[i]?.prevHash).toBe(stored[i - 1]?.hash);
+  it('keeps one linear chain when two stores append concurrently', async () => {
+    const db = await backend.open();
+    const [one, two] = [await db.store(), await db.store()];
+    await Promise.all(Array.from({ length: 40 }, (_v, i) => (i % 2 === 0 ? one : two).append(sampleTrace())));
+    const rows = await one.scan({ afterSeq: 0, limit: 100 });
+    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_v, i) => i + 1));
+    rows.forEach((row, i) => {
+      expect(row.prevHash).toBe(i === 0 ? GENESIS_HASH : rows[i - 1]?.hash);
+    });
     await one.close();
     await two.close();
   });
 
   it('refuses a trace that breaks the contract schema', async () => {
-    const store = createSqliteTraceStore({ file: path.join(await tempDir(), 'traces.sqlite') });
+    const store = await (await backend.open()).store();
     await expect(store.append({ ...sampleTrace(), as_of: '2026-13-01' })).rejects.toThrow(/trace append failed/u);
     await store.close();
   });

@@ -69,7 +69,7 @@ describe('verify and replay', () => {
     tamper(file, 'UPDATE traces SET body = ? WHERE seq = ?', altered, victim.seq);
     const report = await verifyAll();
     const failure = report.failed.find((f) => f.traceId === victim.trace.trace_id);
-    expect(failure?.problems.join('\n')).toMatch(/stored hash does not match/u);
+    expect(failure?.problems.join('\n')).toMatch(/stored record does not match its digest/u);
     expect(failure?.problems.join('\n')).toMatch(/passage text differs from revision/u);
     expect(report.firstBrokenLink?.seq).toBe(victim.seq);
   });

@@ -136,7 +136,7 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--limit <n>').argParser(parseLimit).default(50))
     .option('--json', 'print JSON lines of full traces')
     .action(async (opts: { outcome?: 'answer'; reason?: 'NO_SUPPORT'; limit: number; json?: boolean }) => {
-      const store = createTraceStore(config());
+      const store = await createTraceStore(config());
       try {
         const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
         for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.trace) : formatTraceRow(row)}\n`);
@@ -150,7 +150,7 @@ export function buildProgram(io: Io): Command {
     .argument('<id>', 'trace id')
     .option('--json', 'print the trace JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const store = createTraceStore(config());
+      const store = await createTraceStore(config());
       try {
         const stored = await store.get(id);
         if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
@@ -161,6 +161,32 @@ export function buildProgram(io: Io): Command {
     });
 
   registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config });
+
+  program
+    .command('db')
+    .description('trace store administration')
+    .command('migrate')
+    .description('apply pending trace store migrations (also done on start)')
+    .action(async () => {
+      const store = await createTraceStore(config());
+      io.out(`trace store ${store.id} is up to date\n`);
+      await store.close();
+    });
+
+  program
+    .command('chain')
+    .description('the trace hash chain')
+    .command('head')
+    .description('print the newest link, for an auditor to keep outside the system')
+    .action(async () => {
+      const store = await createTraceStore(config());
+      try {
+        const head = await store.head();
+        io.out(head === null ? 'empty chain\n' : `${head.seq} ${head.hash}\n`);
+      } finally {
+        await store.close();
+      }
+    });
 
   program
     .command('schema')

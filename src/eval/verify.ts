@@ -1,6 +1,6 @@
 import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
 import { readCommit, type PolicyIndex } from '../index-store/index.js';
-import { canonicalJson, chainHash, GENESIS_HASH, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH, type StoredTrace, type TraceStore } from '../trace/index.js';
 
 export interface TraceVerdict {
   readonly traceId: string;
@@ -25,7 +25,8 @@ interface VerifyContext {
 function chainProblems(row: StoredTrace, previousHash: string | null): string[] {
   const problems: string[] = [];
   if (previousHash !== null && row.prevHash !== previousHash) problems.push(`chain: prev_hash does not match the hash of trace #${row.seq - 1} (a trace was removed or altered)`);
-  if (chainHash(row.prevHash, row.body) !== row.hash) problems.push('chain: stored hash does not match the stored record (the record was altered)');
+  if (bodyDigest(row.body) !== row.bodySha256) problems.push('chain: stored record does not match its digest (the record was altered)');
+  if (chainHash(row.prevHash, row.bodySha256) !== row.hash) problems.push('chain: stored hash does not match the chain (a link was altered)');
   return problems;
 }
 

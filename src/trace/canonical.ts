@@ -11,7 +11,15 @@ export function canonicalJson(value: unknown): string {
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
 
-/** Hash-chain link: sha256 over the previous link and the trace's canonical JSON. */
-export function chainHash(previous: string, body: string): string {
-  return `sha256:${createHash('sha256').update(previous).update('\n').update(body).digest('hex')}`;
+export function bodyDigest(body: string): string {
+  return `sha256:${createHash('sha256').update(body, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Hash-chain link: sha256 over the previous link and the digest of the trace's canonical JSON.
+ * Chaining the digest (not the body) lets a retention purge drop a payload while every link
+ * still verifies.
+ */
+export function chainHash(previous: string, digest: string): string {
+  return `sha256:${createHash('sha256').update(previous).update('\n').update(digest).digest('hex')}`;
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TraceSchema, wrapError, type Trace } from '../domain/index.js';
-import { canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
+import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import type { StoredTrace, TraceFilter, TraceStore } from './store.js';
 
 const MIGRATIONS: readonly string[] = [
@@ -15,6 +15,7 @@ const MIGRATIONS: readonly string[] = [
      role       TEXT NOT NULL,
      as_of      TEXT NOT NULL,
      body       TEXT NOT NULL,
+     body_sha256 TEXT NOT NULL,
      prev_hash  TEXT NOT NULL,
      hash       TEXT NOT NULL UNIQUE
    );
@@ -28,6 +29,7 @@ const MIGRATIONS: readonly string[] = [
 interface Row {
   seq: number;
   body: string;
+  body_sha256: string;
   prev_hash: string;
   hash: string;
 }
@@ -41,7 +43,7 @@ function toStored(row: Row): StoredTrace {
     parsed = {};
   }
   const result = TraceSchema.safeParse(parsed);
-  return { seq: row.seq, trace: result.success ? result.data : (parsed as Trace), body: row.body, prevHash: row.prev_hash, hash: row.hash };
+  return { seq: row.seq, trace: result.success ? result.data : (parsed as Trace), body: row.body, bodySha256: row.body_sha256, prevHash: row.prev_hash, hash: row.hash };
 }
 
 /**
@@ -66,20 +68,21 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
   } catch (error) {
     throw wrapError('STORE_FAILURE', `cannot open trace store ${options.file}`, error);
   }
-  const head = db.prepare<[], { hash: string }>('SELECT hash FROM traces ORDER BY seq DESC LIMIT 1');
+  const head = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1');
   const insert = db.prepare(
-    `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, prev_hash, hash)
-     VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @prev_hash, @hash)`,
+    `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash)
+     VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @body_sha256, @prev_hash, @hash)`,
   );
-  const byId = db.prepare<[string], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE trace_id = ?');
+  const byId = db.prepare<[string], Row>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE trace_id = ?');
   const countRows = db.prepare<[], { outcome: string; reason: string | null; count: number }>(
     'SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason',
   );
-  const scanRows = db.prepare<[number, number], Row>('SELECT seq, body, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
+  const scanRows = db.prepare<[number, number], Row>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
+    const bodySha256 = bodyDigest(body);
     const prevHash = head.get()?.hash ?? GENESIS_HASH;
-    const hash = chainHash(prevHash, body);
+    const hash = chainHash(prevHash, bodySha256);
     const info = insert.run({
       trace_id: trace.trace_id,
       created_at: trace.created_at,
@@ -88,10 +91,11 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       role: trace.role,
       as_of: trace.as_of,
       body,
+      body_sha256: bodySha256,
       prev_hash: prevHash,
       hash,
     });
-    return { seq: Number(info.lastInsertRowid), trace, body, prevHash, hash };
+    return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash };
   });
 
   return {
@@ -134,8 +138,11 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
         where.push('created_at < @to');
         params.to = filter.to;
       }
-      const sql = `SELECT seq, body, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
+      const sql = `SELECT seq, body, body_sha256, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
       return Promise.resolve(db.prepare<Record<string, string | number>, Row>(sql).all(params).map(toStored));
+    },
+    head() {
+      return Promise.resolve(head.get() ?? null);
     },
     counts() {
       return Promise.resolve(countRows.all());

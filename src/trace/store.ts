@@ -5,6 +5,8 @@ export interface StoredTrace {
   readonly trace: Trace;
   /** The stored canonical JSON, byte for byte as hashed. */
   readonly body: string;
+  /** sha256 of the canonical JSON, chained into `hash`. */
+  readonly bodySha256: string;
   readonly prevHash: string;
   readonly hash: string;
 }
@@ -37,6 +39,8 @@ export interface TraceStore {
   append(trace: Trace): Promise<StoredTrace>;
   get(traceId: string): Promise<StoredTrace | null>;
   list(filter: TraceFilter): Promise<readonly StoredTrace[]>;
+  /** The newest link of the hash chain, for an auditor to keep outside the system. */
+  head(): Promise<{ readonly seq: number; readonly hash: string } | null>;
   /** How many traces per outcome and reason. */
   counts(): Promise<readonly OutcomeCount[]>;
   /** Oldest first, from after `afterSeq`: for chain verification and replay. */
