@@ -5,7 +5,7 @@ import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever } from './retrieve/index.js';
-import { createPostgresTraceStore, createSqliteTraceStore, type TraceStore } from './trace/index.js';
+import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
 
 /** Composition root: the one place that turns configuration into ready adapters. */
 export async function createEmbedder(config: Config, onProgress?: (message: string) => void): Promise<Embedder> {
@@ -58,6 +58,7 @@ export async function openRuntime(options: {
       settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k },
       clock: options.clock ?? (() => new Date()),
       newId: randomUUID,
+      redact: (text) => redact(text).text,
     });
   return {
     index,

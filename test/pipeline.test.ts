@@ -6,7 +6,7 @@ import { createExtractiveGenerator } from '../src/generate/index.js';
 import type { Runtime } from '../src/main.js';
 import { createAssistant, type Assistant } from '../src/pipeline/index.js';
 import { createHybridRetriever } from '../src/retrieve/index.js';
-import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
+import { createSqliteTraceStore, redact, type TraceStore } from '../src/trace/index.js';
 import { CLOCK, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
@@ -44,6 +44,7 @@ describe('the pipeline, outcome by outcome', () => {
         settings: { candidates: 8, k: 5 },
         clock: CLOCK,
         newId: randomUUID,
+        redact: (text) => redact(text).text,
       });
   });
   afterAll(async () => {

@@ -21,7 +21,7 @@ export function createExtractiveGenerator(options: ExtractiveOptions = DEFAULT_E
     id: `extractive(minCoverage=${options.minCoverage},companion=${options.companionRatio},max=${options.maxSentences})`,
     promptVersion: 'none',
     generate(request: GenerateRequest): Promise<Draft> {
-      const scored = scoreSentences(request.question, request.passages);
+      const scored = scoreSentences(request.analysis, request.passages);
       const best = scored[0];
       if (best === undefined || best.coverage < options.minCoverage) {
         return Promise.resolve({

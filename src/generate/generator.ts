@@ -1,7 +1,10 @@
 import type { LabeledPassage } from '../domain/index.js';
 
 export interface GenerateRequest {
+  /** The question as asked (in memory only; never persisted unredacted). */
   readonly question: string;
+  /** The normalized, redacted question without placeholders, as retrieval and the support decision read it. */
+  readonly analysis: string;
   /** The only material a generator may use, labeled S1..Sk. */
   readonly passages: readonly LabeledPassage[];
   readonly signal?: AbortSignal;

@@ -37,7 +37,15 @@ export interface AssistantDeps {
   readonly settings: { readonly candidates: number; readonly k: number };
   readonly clock: () => Date;
   readonly newId: () => string;
+  /** Replaces identifiers with typed placeholders in what is persisted; answering uses the original. */
+  readonly redact: (text: string) => string;
 }
+
+/** Typed placeholders left by redaction, e.g. [NAME], in any case. */
+const PLACEHOLDER = /\[([a-z_]+)\]/giu;
+/** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
+const IDENTIFIER_CLAUSE =
+  /(?:\b(?:(?:my|the|his|her|our) )?(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|mrn|medical record(?: number)?|chart(?: number)?|patient (?:id|number)|member(?: id| number)?|insurance(?: id| number)?|policy(?: number)?|subscriber(?: id)?|group(?: number)?|ssn|social security(?: number)?|social|e-?mail(?: address)?|(?:cell |home |mobile )?phone(?: number)?|cell|number|name|address|(?:i )?live at)\b(?:\s*(?:is|:|#|=))?\s*)?\[[a-z_]+\]/giu;
 
 export interface AskRequest {
   readonly question: string;
@@ -85,7 +93,7 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
 /**
  * The pipeline, the only place that knows the stage order:
  * normalize -> route scope -> retrieve in force for role and date -> label -> clarify ->
- * generate from labeled passages -> validate -> persist the trace -> answer or abstain.
+ * generate from labeled passages -> validate -> redact -> persist the trace -> answer or abstain.
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
   const scopeRules = scopeRulesWith(deps.assistant.scope);
@@ -102,13 +110,20 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   return {
     async ask(request: AskRequest): Promise<Trace> {
       const question = normalizeQuestion(request.question);
+      // Store the minimum: identifiers never reach the trace. Routing, retrieval and the support
+      // decision read the redacted form without placeholders (names and numbers are noise to
+      // them, and a replay of the stored question then sees what the live run saw); only the
+      // generator gets the original, in memory.
+      const stored = deps.redact(question.original);
+      const storedNormalized = normalizeQuestion(stored).normalized.replace(PLACEHOLDER, (_m, t: string) => `[${t.toUpperCase()}]`);
+      const analysis = storedNormalized.replace(IDENTIFIER_CLAUSE, ' ').replace(/\s+/gu, ' ').trim();
       const asOf = request.asOf ?? deps.clock().toISOString().slice(0, 10);
       if (!IsoDateSchema.safeParse(asOf).success) throw new CitetraceError('BAD_INPUT', `as_of ${asOf} is not a YYYY-MM-DD date`);
 
       let hits: readonly Hit[] = [];
       let labeled: LabeledPassage[] = [];
       const decide = async (): Promise<Decision> => {
-        const scope = routeScope(question.normalized, scopeRules);
+        const scope = routeScope(analysis, scopeRules);
         if (!scope.inScope) {
           return {
             outcome: 'out_of_scope',
@@ -120,9 +135,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             rejected: null,
           };
         }
-        const mentioned = mentionedEntities(question.normalized, deps.assistant);
+        const mentioned = mentionedEntities(analysis, deps.assistant);
         hits = await deps.retriever.retrieve({
-          query: question.normalized,
+          query: analysis,
           role: request.role,
           asOf,
           entities: mentioned,
@@ -134,7 +149,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
 
         // Support gate: which offered passages state any of what was asked (a score is relevance, never proof).
-        const scored = scoreSentences(question.normalized, offered);
+        const scored = scoreSentences(analysis, offered);
         const addressing = addressingLabels(scored);
         if (addressing.size === 0) {
           return abstain('NO_SUPPORT', `no offered passage addresses the question (best coverage ${(scored[0]?.coverage ?? 0).toFixed(2)})`);
@@ -160,7 +175,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
 
         let draft;
         try {
-          draft = await deps.generator.generate({ question: question.normalized, passages: offered, ...(request.signal ? { signal: request.signal } : {}) });
+          draft = await deps.generator.generate({ question: question.original, analysis, passages: offered, ...(request.signal ? { signal: request.signal } : {}) });
         } catch (error) {
           return abstain('GENERATOR_ERROR', error instanceof Error ? error.message : String(error));
         }
@@ -192,8 +207,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       const trace: Trace = {
         trace_id: TraceIdSchema.parse(deps.newId()),
         created_at: deps.clock().toISOString(),
-        query: question.original,
-        normalized_query: question.normalized,
+        query: stored,
+        normalized_query: storedNormalized,
         role: request.role,
         as_of: asOf,
         ...decision,

@@ -9,7 +9,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     'me my of on or our please should so than that the their them then there these they this to up us was we ' +
     'what when where which who will with would you your yours am any all also about after before get got ' +
     'just may might much must need not no out over same some such very want like know tell there here one ' +
-    'each other only own too s t don shall ever whether'
+    'each other only own too s t don shall ever whether hi hello hey thanks thank i\'m i\'ve i\'d i\'ll im'
   ).split(' '),
 );
 

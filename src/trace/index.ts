@@ -1,4 +1,5 @@
 export { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 export { createPostgresTraceStore, migratePostgres, PG_MIGRATIONS } from './postgres-store.js';
+export { redact, type IdentifierType, type Redaction } from './redact.js';
 export { createSqliteTraceStore } from './sqlite-store.js';
 export type { OutcomeCount, StoredTrace, TraceFilter, TraceStore } from './store.js';

@@ -1,0 +1,56 @@
+import nlp from 'compromise';
+
+/**
+ * Redaction before persistence: identifiers in a question become typed placeholders in the stored
+ * trace; the pipeline answers from the original, which stays in memory. Person names come from
+ * compromise's named-entity tagger (a maintained NLP library); the structured identifiers a
+ * scheduling question carries (phones, emails, dates of birth, record and member numbers, SSNs,
+ * street addresses) from the domain patterns below, which run first.
+ */
+export type IdentifierType = 'EMAIL' | 'SSN' | 'PHONE' | 'DOB' | 'DATE' | 'MRN' | 'MEMBER_ID' | 'ADDRESS' | 'ID' | 'NAME';
+
+const STREET = '(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|way|place|pl|terrace|circle|cir|parkway|pkwy|highway|hwy)';
+const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const NUMERIC_DATE = String.raw`(?:\d{1,2}[/.-]\d{1,2}[/.-](?:19|20)?\d{2}|(?:19|20)\d{2}-\d{2}-\d{2})`;
+const WORD_DATE = String.raw`(?:${MONTH}\.? \d{1,2}(?:st|nd|rd|th)?,? (?:19|20)\d{2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?${MONTH},? (?:19|20)\d{2})`;
+const ANY_DATE = `(?:${NUMERIC_DATE}|${WORD_DATE})`;
+
+const PATTERNS: readonly (readonly [IdentifierType, RegExp])[] = [
+  ['EMAIL', /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/giu],
+  ['SSN', /\b\d{3}[- ]\d{2}[- ]\d{4}\b|\b(?<=(?:ssn|social security(?: number)?)\D{0,15})\d{9}\b/giu],
+  ['DOB', new RegExp(String.raw`(?<=\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?)\b\W{0,15})${ANY_DATE}`, 'giu')],
+  ['MRN', /(?<=\b(?:mrn|medical record(?: number| no\.?| #)?|chart(?: number| #)?|patient (?:id|number))\W{0,15})[a-z]{0,3}\d[\w-]{3,}\b/giu],
+  ['MEMBER_ID', /(?<=\b(?:member(?: id| number| #)?|insurance(?: id| number| #)|policy(?: number| #)?|subscriber(?: id)?|group(?: number| #))\W{0,15})[a-z]{0,4}\d[\w-]{3,}\b/giu],
+  ['ADDRESS', new RegExp(String.raw`\b\d{1,6} (?:[nsew]\.? )?(?:[a-z0-9'.-]+ ){1,4}${STREET}\b\.?(?:,? (?:apt|apartment|unit|suite|#) ?[\w-]+)?`, 'giu')],
+  ['PHONE', /(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu],
+  ['DATE', new RegExp(String.raw`\b${ANY_DATE}\b`, 'giu')],
+  ['ID', /\b(?=[a-z]*\d)[a-z\d]{7,}\b/giu],
+];
+
+export interface Redaction {
+  readonly text: string;
+  /** How many identifiers of each type were replaced. */
+  readonly counts: Readonly<Partial<Record<IdentifierType, number>>>;
+}
+
+export function redact(text: string): Redaction {
+  const counts: Partial<Record<IdentifierType, number>> = {};
+  let out = text;
+  for (const [type, pattern] of PATTERNS) {
+    out = out.replace(pattern, () => {
+      counts[type] = (counts[type] ?? 0) + 1;
+      return `[${type}]`;
+    });
+  }
+  const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string }[])
+    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text }))
+    .filter((p) => !/^\[[A-Z_]+\]$/u.test(p.text.trim()))
+    .sort((a, b) => b.start - a.start);
+  for (const n of names) {
+    const span = out.slice(n.start, n.end).replace(/[\s,.;:!?]+$/u, '');
+    if (span === '') continue;
+    out = `${out.slice(0, n.start)}[NAME]${out.slice(n.start + span.length)}`;
+    counts.NAME = (counts.NAME ?? 0) + 1;
+  }
+  return { text: out, counts };
+}

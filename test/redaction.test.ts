@@ -1,0 +1,93 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createSqliteKeyStore } from '../src/auth/index.js';
+import { createService } from '../src/http/index.js';
+import { ingestRepository } from '../src/ingest/index.js';
+import { redact, type IdentifierType } from '../src/trace/index.js';
+import { CLOCK, DEMO_CORPUS, realEmbedder, tempDir, testConfig } from './helpers.js';
+
+interface Planted {
+  question: string;
+  identifiers: { type: IdentifierType; value: string }[];
+}
+const FIXTURE = new URL('./fixtures/planted-identifiers.yaml', import.meta.url);
+const planted = existsSync(FIXTURE) ? (parse(readFileSync(FIXTURE, 'utf8')) as Planted[]) : [];
+
+/** Recall per type: an identifier counts as caught when no part of its value survives redaction. */
+export function recallOf(rows: readonly Planted[]): { total: number; caught: number; byType: Record<string, { total: number; caught: number }>; falsePositives: number } {
+  const byType: Record<string, { total: number; caught: number }> = {};
+  let total = 0;
+  let caught = 0;
+  let falsePositives = 0;
+  for (const row of rows) {
+    const out = redact(row.question).text;
+    if (row.identifiers.length === 0 && out !== row.question) falsePositives += 1;
+    for (const id of row.identifiers) {
+      const entry = (byType[id.type] ??= { total: 0, caught: 0 });
+      entry.total += 1;
+      total += 1;
+      const digits = id.value.replace(/\D/gu, '');
+      const survived = out.includes(id.value) || (digits.length >= 4 && out.replace(/\D/gu, '').includes(digits)) || id.value.split(/\s+/u).some((w) => w.length > 2 && /^\p{Lu}/u.test(w) && out.includes(w));
+      if (!survived) {
+        entry.caught += 1;
+        caught += 1;
+      }
+    }
+  }
+  return { total, caught, byType, falsePositives };
+}
+
+describe('redaction before persistence', () => {
+  it('replaces identifiers with typed placeholders and leaves appointment facts alone', () => {
+    expect(redact("Hi, I'm Maria Gonzalez, DOB 03/14/1985, MRN 00482913. Can I reschedule?").text).toBe("Hi, I'm [NAME], DOB [DOB], MRN [MRN]. Can I reschedule?");
+    expect(redact('email jo.smith+x@gmail.com or call (503) 555-0199; ssn 123-45-6789').text).toBe('email [EMAIL] or call [PHONE]; ssn [SSN]');
+    expect(redact('I live at 42 Maple Street Apt 4, member id XHP449201733').text).toBe('I live at [ADDRESS], member id [MEMBER_ID]');
+    for (const q of ['Until what time can I get blood drawn at the Harbor lab?', 'How much is the $40 no-show fee?', 'Is Eastside Clinic open 8 am to 5 pm?']) expect(redact(q).text).toBe(q);
+  });
+
+  it.skipIf(planted.length === 0)('catches at least 95% of the planted identifiers, each type at least 85%', () => {
+    const r = recallOf(planted);
+    expect(r.total).toBeGreaterThanOrEqual(100);
+    expect(r.caught / r.total).toBeGreaterThanOrEqual(0.95);
+    for (const [type, v] of Object.entries(r.byType)) expect(v.caught / v.total, type).toBeGreaterThanOrEqual(0.85);
+  });
+
+  it('never writes planted identifiers to the database files, the WAL or /metrics, yet answers from the original', async () => {
+    const dataDir = await tempDir('citetrace-redact-');
+    const embedder = await realEmbedder();
+    await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
+    const config = testConfig(dataDir);
+    const keys = createSqliteKeyStore({ file: config.keys });
+    const patient = keys.create({ role: 'patient', label: 'redaction' }).key;
+    const operator = keys.create({ role: 'operator', label: 'redaction' }).key;
+    const service = await createService({ config, embedder, keys, clock: CLOCK });
+    const secrets = ['Maria Gonzalez', '03/14/1985', '00482913', 'maria.g@example.org', '503-555-0182', '123-45-6789', '1428 Elm Street', 'XHP449201733'];
+    try {
+      const asks = [
+        "Hi, I'm Maria Gonzalez, DOB 03/14/1985, MRN 00482913. Until what time can I get blood drawn at the Harbor lab?",
+        'my email is maria.g@example.org and my phone 503-555-0182, how much is the no-show fee?',
+        'ssn 123-45-6789, I live at 1428 Elm Street, member id XHP449201733. Is parking free at Eastside Clinic?',
+      ];
+      for (const question of asks) {
+        const res = await service.app.inject({ method: 'POST', url: '/v1/ask', headers: { authorization: `Bearer ${patient}` }, payload: { question } });
+        expect(res.statusCode).toBe(200);
+        expect(res.json<{ outcome: string }>().outcome).toBe('answer');
+      }
+      const metrics = await service.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${operator}` } });
+      for (const s of secrets) expect(metrics.body).not.toContain(s);
+      const stored = await service.context.runtime().store.list({ limit: 10 });
+      expect(stored.map((s) => s.trace.query)).toContain('Hi, I\'m [NAME], DOB [DOB], MRN [MRN]. Until what time can I get blood drawn at the Harbor lab?');
+    } finally {
+      await service.close();
+      keys.close();
+    }
+    for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const bytes = await readFile(path.join(entry.parentPath, entry.name));
+      for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${entry.name} holds ${s}`).toBe(false);
+    }
+  });
+});
