@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,10 +14,10 @@ interface Planted {
   identifiers: { type: IdentifierType; value: string }[];
 }
 const FIXTURE = new URL('./fixtures/planted-identifiers.yaml', import.meta.url);
-const planted = existsSync(FIXTURE) ? (parse(readFileSync(FIXTURE, 'utf8')) as Planted[]) : [];
+const planted = parse(readFileSync(FIXTURE, 'utf8')) as Planted[];
 
 /** Recall per type: an identifier counts as caught when no part of its value survives redaction. */
-export function recallOf(rows: readonly Planted[]): { total: number; caught: number; byType: Record<string, { total: number; caught: number }>; falsePositives: number } {
+function recallOf(rows: readonly Planted[]): { total: number; caught: number; byType: Record<string, { total: number; caught: number }>; falsePositives: number } {
   const byType: Record<string, { total: number; caught: number }> = {};
   let total = 0;
   let caught = 0;
@@ -48,11 +48,12 @@ describe('redaction before persistence', () => {
     for (const q of ['Until what time can I get blood drawn at the Harbor lab?', 'How much is the $40 no-show fee?', 'Is Eastside Clinic open 8 am to 5 pm?']) expect(redact(q).text).toBe(q);
   });
 
-  it.skipIf(planted.length === 0)('catches at least 95% of the planted identifiers, each type at least 85%', () => {
+  it('catches at least 97% of 210 planted identifiers, each type at least 90%, and leaves trap questions alone', () => {
     const r = recallOf(planted);
-    expect(r.total).toBeGreaterThanOrEqual(100);
-    expect(r.caught / r.total).toBeGreaterThanOrEqual(0.95);
-    for (const [type, v] of Object.entries(r.byType)) expect(v.caught / v.total, type).toBeGreaterThanOrEqual(0.85);
+    expect(r.total).toBeGreaterThanOrEqual(200);
+    expect(r.caught / r.total).toBeGreaterThanOrEqual(0.97);
+    for (const [type, v] of Object.entries(r.byType)) expect(v.caught / v.total, type).toBeGreaterThanOrEqual(0.9);
+    expect(r.falsePositives).toBe(0);
   });
 
   it('never writes planted identifiers to the database files, the WAL or /metrics, yet answers from the original', async () => {

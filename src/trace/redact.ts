@@ -19,13 +19,24 @@ const PATTERNS: readonly (readonly [IdentifierType, RegExp])[] = [
   ['EMAIL', /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/giu],
   ['SSN', /\b\d{3}[- ]\d{2}[- ]\d{4}\b|\b(?<=(?:ssn|social security(?: number)?)\D{0,15})\d{9}\b/giu],
   ['DOB', new RegExp(String.raw`(?<=\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?)\b\W{0,15})${ANY_DATE}`, 'giu')],
-  ['MRN', /(?<=\b(?:mrn|medical record(?: number| no\.?| #)?|chart(?: number| #)?|patient (?:id|number))\W{0,15})[a-z]{0,3}\d[\w-]{3,}\b/giu],
-  ['MEMBER_ID', /(?<=\b(?:member(?: id| number| #)?|insurance(?: id| number| #)|policy(?: number| #)?|subscriber(?: id)?|group(?: number| #))\W{0,15})[a-z]{0,4}\d[\w-]{3,}\b/giu],
+  ['MRN', /(?<=\b(?:mrn|medical record(?: number| no\.?| #)?|chart(?: number| #)?|patient (?:id|number))(?: is)?\W{0,15})[a-z]{0,3}-?\d[\w-]{3,}\b/giu],
+  ['MEMBER_ID', /(?<=\b(?:member(?: id| number| #)?|insurance(?: id| number| #)|policy(?: number| #)?|subscriber(?: id)?|group(?: number| #))(?: is)?\W{0,15})[a-z]{0,4}-?\d[\w-]{3,}\b/giu],
   ['ADDRESS', new RegExp(String.raw`\b\d{1,6} (?:[nsew]\.? )?(?:[a-z0-9'.-]+ ){1,4}${STREET}\b\.?(?:,? (?:apt|apartment|unit|suite|#) ?[\w-]+)?`, 'giu')],
-  ['PHONE', /(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu],
+  ['PHONE', /(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu],
   ['DATE', new RegExp(String.raw`\b${ANY_DATE}\b`, 'giu')],
   ['ID', /\b(?=[a-z]*\d)[a-z\d]{7,}\b/giu],
 ];
+
+const NAME_WORD = String.raw`\p{Lu}[\p{L}'’-]+`;
+const FULL_NAME = `${NAME_WORD}(?: ${NAME_WORD}){0,3}`;
+const RELATION = '(?:wife|husband|partner|spouse|son|daughter|child|kid|baby|mom|mother|mum|dad|father|grandma|grandmother|grandpa|grandfather|brother|sister|aunt|uncle|friend|patient|boy|girl|niece|nephew)';
+/** Capitalized names after the words that introduce a person ("my son Jacob Miller", "its under Wei Zhang"). */
+const NAME_CUES: readonly RegExp[] = [
+  new RegExp(String.raw`(?<=\b(?:my|our|his|her) ${RELATION}(?:'s)?,? )${FULL_NAME}`, 'gu'),
+  new RegExp(String.raw`(?<=\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Uu]nder|[Ff]or|[Hh]older|[Pp]atient|[Nn]amed|[Cc]alled|[Aa]bout)\s)${FULL_NAME}`, 'gu'),
+  /(?<=\b(?:my |his |her |the )?name is )[\p{L}'’-]+(?: [\p{L}'’-]+){0,2}/giu,
+];
+const COMMON_CAPITALIZED = new Set(['I', 'Harbor', 'Eastside', 'Northgate', 'Maple', 'Valley', 'Health', 'Clinic', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Dr', 'MRI', 'CT']);
 
 export interface Redaction {
   readonly text: string;
@@ -42,9 +53,19 @@ export function redact(text: string): Redaction {
       return `[${type}]`;
     });
   }
+  for (const cue of NAME_CUES) {
+    out = out.replace(cue, (match) => {
+      const words = match.split(' ');
+      if (words.every((w) => COMMON_CAPITALIZED.has(w.replace(/[^\p{L}]/gu, '')))) return match;
+      counts.NAME = (counts.NAME ?? 0) + 1;
+      return '[NAME]';
+    });
+  }
+  // The tagger's single lower-case or sentence-initial words ("bill", "Grace period") are too often ordinary words.
   const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string }[])
-    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text }))
-    .filter((p) => !/^\[[A-Z_]+\]$/u.test(p.text.trim()))
+    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.trim() }))
+    .filter((p) => !/\[[A-Z_]+\]/u.test(p.text))
+    .filter((p) => p.text.includes(' ') || (/^\p{Lu}/u.test(p.text) && !/(?:^|[.!?]\s*)$/u.test(out.slice(0, p.start))))
     .sort((a, b) => b.start - a.start);
   for (const n of names) {
     const span = out.slice(n.start, n.end).replace(/[\s,.;:!?]+$/u, '');

@@ -1,0 +1,98 @@
+/**
+ * Trace appends per second on SQLite and PostgreSQL with 1, 8 and 32 concurrent writers, each
+ * writer its own process (separate connections, as separate service instances would be), all
+ * extending one hash chain. Prints a table and writes bench/results/trace-appends.json.
+ * Run: npx tsx bench/trace-appends.ts   (PostgreSQL when CITETRACE_TEST_PG=postgres://... is set)
+ */
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Trace } from '../src/domain/index.js';
+import { createPostgresTraceStore, createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
+
+const SECONDS = 5;
+const WRITERS = [1, 8, 32];
+
+function trace(): Trace {
+  return {
+    trace_id: randomUUID() as Trace['trace_id'],
+    created_at: new Date().toISOString(),
+    query: 'Until what time can I get blood drawn at the Harbor lab?',
+    normalized_query: 'until what time can i get blood drawn at the harbor lab?',
+    role: 'patient',
+    as_of: '2026-12-02',
+    outcome: 'abstain',
+    reason: 'NO_SUPPORT',
+    answer: "I can't verify an answer to that.",
+    retrieved: [],
+    sentences: [],
+    citations: [],
+    config: { retriever: 'bench', embedder: 'bench', generator: 'bench', prompt_version: 'none', index_snapshot: '1:bench', k: 5, candidates: 8 },
+    detail: null,
+    rejected: null,
+  };
+}
+
+const open = (target: string, schema?: string): Promise<TraceStore> =>
+  target.startsWith('postgres') ? createPostgresTraceStore({ url: target, ...(schema ? { schema } : {}) }) : Promise.resolve(createSqliteTraceStore({ file: target }));
+
+// Child: append for SECONDS, report the count.
+if (process.argv[2] === 'writer') {
+  const store = await open(process.argv[3] ?? '', process.argv[4] || undefined);
+  const until = Date.now() + SECONDS * 1000;
+  let n = 0;
+  while (Date.now() < until) {
+    await store.append(trace());
+    n += 1;
+  }
+  await store.close();
+  process.send?.(n);
+  process.exit(0);
+}
+
+async function run(target: string, writers: number, schema = ''): Promise<number> {
+  const counts = await Promise.all(
+    Array.from({ length: writers }, () =>
+      new Promise<number>((resolve, reject) => {
+        const child = fork(fileURLToPath(import.meta.url), ['writer', target, schema], { execArgv: ['--import', 'tsx'] });
+        child.on('message', (m) => resolve(Number(m)));
+        child.on('error', reject);
+      }),
+    ),
+  );
+  return counts.reduce((a, b) => a + b, 0) / SECONDS;
+}
+
+const results: { store: string; writers: number; appends_per_second: number }[] = [];
+const dir = await mkdtemp(path.join(os.tmpdir(), 'citetrace-appends-'));
+try {
+  for (const writers of WRITERS) {
+    const file = path.join(dir, `traces-${writers}.sqlite`);
+    (await open(file)).close();
+    results.push({ store: 'sqlite (WAL, synchronous=FULL)', writers, appends_per_second: Math.round(await run(file, writers)) });
+  }
+  const url = process.env.CITETRACE_TEST_PG;
+  if (url !== undefined) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    for (const writers of WRITERS) {
+      const schema = `bench_${writers}_${Date.now()}`;
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await (await open(url, schema)).close();
+      results.push({ store: 'postgresql (synchronous_commit=on)', writers, appends_per_second: Math.round(await run(url, writers, schema)) });
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    }
+    await admin.end();
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+console.log(`trace appends per second (${SECONDS} s per run, one hash chain, ${os.cpus().length} cores)`);
+for (const r of results) console.log(`  ${r.store.padEnd(36)} ${String(r.writers).padStart(2)} writer(s)  ${String(r.appends_per_second).padStart(6)} /s`);
+const out = fileURLToPath(new URL('./results/', import.meta.url));
+await mkdir(out, { recursive: true });
+await writeFile(path.join(out, 'trace-appends.json'), `${JSON.stringify(results, null, 2)}\n`);
