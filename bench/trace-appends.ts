@@ -59,7 +59,9 @@ async function run(target: string, writers: number, schema = ''): Promise<number
     Array.from({ length: writers }, () =>
       new Promise<number>((resolve, reject) => {
         const child = fork(fileURLToPath(import.meta.url), ['writer', target, schema], { execArgv: ['--import', 'tsx'] });
-        child.on('message', (m) => resolve(Number(m)));
+        child.on('message', (m) => {
+          resolve(Number(m));
+        });
         child.on('error', reject);
       }),
     ),
@@ -72,7 +74,7 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'citetrace-appends-'));
 try {
   for (const writers of WRITERS) {
     const file = path.join(dir, `traces-${writers}.sqlite`);
-    (await open(file)).close();
+    await (await open(file)).close();
     results.push({ store: 'sqlite (WAL, synchronous=FULL)', writers, appends_per_second: Math.round(await run(file, writers)) });
   }
   const url = process.env.CITETRACE_TEST_PG;
