@@ -3,31 +3,22 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteKeyStore, type KeyStore } from '../src/auth/index.js';
-import { createService, type Service } from '../src/http/index.js';
-import { ingestRepository } from '../src/ingest/index.js';
-import { CLOCK, DEMO_CORPUS, realEmbedder, ROOT, tempDir, testConfig } from './helpers.js';
+import { ROOT, startTestService, type TestService } from './helpers.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 describe('operator console in a real browser', () => {
-  let service: Service;
-  let keys: KeyStore;
+  let t: TestService;
   let browser: Browser;
   let base: string;
   let operator: string;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
-    const dataDir = await tempDir('citetrace-console-');
-    const embedder = await realEmbedder();
-    await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
-    const config = testConfig(dataDir);
-    keys = createSqliteKeyStore({ file: config.keys });
-    operator = keys.create({ role: 'operator', label: 'browser test' }).key;
-    service = await createService({ config, embedder, keys, clock: CLOCK });
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    t = await startTestService();
+    base = t.base;
+    operator = t.keyFor('operator');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -36,8 +27,7 @@ describe('operator console in a real browser', () => {
   });
   afterAll(async () => {
     await browser.close();
-    await service.close();
-    keys.close();
+    await t.close();
   });
 
   it('asks a question, opens its trace, and follows a citation to the highlighted passage', async () => {
@@ -73,7 +63,7 @@ describe('operator console in a real browser', () => {
   });
 
   it('refuses a non-operator key at sign-in', async () => {
-    const patient = keys.create({ role: 'patient', label: 'browser test' }).key;
+    const patient = t.keyFor('patient');
     const page = await browser.newPage();
     await page.goto(`${base}/console/login`);
     await page.getByLabel('Operator API key').fill(patient);

@@ -8,6 +8,8 @@ import { afterAll } from 'vitest';
 import { loadConfig, type Config } from '../src/config/index.js';
 import type { Embedder } from '../src/embed/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
+import { createSqliteKeyStore, type KeyRole, type KeyStore } from '../src/auth/index.js';
+import { createService, type Service } from '../src/http/index.js';
 import { createEmbedder, openRuntime, type Runtime } from '../src/main.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -84,4 +86,35 @@ export function runBin(args: readonly string[], env: Record<string, string> = {}
       },
     );
   });
+}
+
+/** A live service on the demo corpus with its own data folder, listening on a free loopback port. */
+export interface TestService {
+  readonly service: Service;
+  readonly keys: KeyStore;
+  readonly base: string;
+  readonly dataDir: string;
+  keyFor(role: KeyRole): string;
+  close(): Promise<void>;
+}
+
+export async function startTestService(options: { readonly rateLimitPerMinute?: number; readonly listen?: boolean } = {}): Promise<TestService> {
+  const dataDir = await tempDir('citetrace-service-');
+  const embedder = await realEmbedder();
+  await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
+  const config = testConfig(dataDir);
+  const keys = createSqliteKeyStore({ file: config.keys });
+  const service = await createService({ config, embedder, keys, clock: CLOCK, rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000 });
+  const base = options.listen === false ? '' : await service.app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    service,
+    keys,
+    base,
+    dataDir,
+    keyFor: (role) => keys.create({ role, label: 'test' }).key,
+    async close() {
+      await service.close();
+      keys.close();
+    },
+  };
 }

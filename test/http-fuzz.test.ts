@@ -1,37 +1,24 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSqliteKeyStore, type KeyStore } from '../src/auth/index.js';
 import { AskResponseSchema } from '../src/http/api.js';
-import { createService, type Service } from '../src/http/index.js';
-import { ingestRepository } from '../src/ingest/index.js';
-import { CLOCK, DEMO_CORPUS, realEmbedder, tempDir, testConfig } from './helpers.js';
+import { startTestService, type TestService } from './helpers.js';
 
 const ProblemShape = z.object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string() });
 
 /** Generated requests against the live server: nothing may produce a 5xx or break the response schema. */
 describe('HTTP fuzz', () => {
-  let service: Service;
-  let keys: KeyStore;
+  let t: TestService;
   let base: string;
   let patient: string;
   let operator: string;
 
   beforeAll(async () => {
-    const dataDir = await tempDir('citetrace-fuzz-');
-    const embedder = await realEmbedder();
-    await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
-    const config = testConfig(dataDir);
-    keys = createSqliteKeyStore({ file: config.keys });
-    patient = keys.create({ role: 'patient', label: 'fuzz' }).key;
-    operator = keys.create({ role: 'operator', label: 'fuzz' }).key;
-    service = await createService({ config, embedder, keys, clock: CLOCK, rateLimitPerMinute: 100_000 });
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    t = await startTestService();
+    base = t.base;
+    [patient, operator] = [t.keyFor('patient'), t.keyFor('operator')];
   });
-  afterAll(async () => {
-    await service.close();
-    keys.close();
-  });
+  afterAll(() => t.close());
 
   const question = fc.oneof(
     fc.string({ maxLength: 300 }),

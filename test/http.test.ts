@@ -1,34 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteKeyStore, type KeyStore } from '../src/auth/index.js';
 import { TraceSchema } from '../src/domain/index.js';
-import { createService, type Service } from '../src/http/index.js';
-import { ingestRepository } from '../src/ingest/index.js';
-import { CLOCK, DEMO_CORPUS, realEmbedder, tempDir, testConfig } from './helpers.js';
+import type { Service } from '../src/http/index.js';
+import { startTestService, type TestService } from './helpers.js';
 
 describe('HTTP service (live server)', () => {
+  let t: TestService;
   let service: Service;
-  let keys: KeyStore;
   let base: string;
   let patient: string;
   let staff: string;
   let operator: string;
 
   beforeAll(async () => {
-    const dataDir = await tempDir('citetrace-http-');
-    const embedder = await realEmbedder();
-    await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
-    const config = testConfig(dataDir);
-    keys = createSqliteKeyStore({ file: config.keys });
-    patient = keys.create({ role: 'patient', label: 'test' }).key;
-    staff = keys.create({ role: 'staff', label: 'test' }).key;
-    operator = keys.create({ role: 'operator', label: 'test' }).key;
-    service = await createService({ config, embedder, keys, clock: CLOCK, rateLimitPerMinute: 10_000 });
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    t = await startTestService();
+    ({ service, base } = t);
+    [patient, staff, operator] = [t.keyFor('patient'), t.keyFor('staff'), t.keyFor('operator')];
   });
-  afterAll(async () => {
-    await service.close();
-    keys.close();
-  });
+  afterAll(() => t.close());
 
   const call = (method: string, path: string, key: string | null, body?: unknown) =>
     fetch(`${base}${path}`, {
@@ -138,13 +126,9 @@ describe('HTTP service (live server)', () => {
 
 describe('rate limit', () => {
   it('answers 429 with a problem body once a key exceeds its limit', async () => {
-    const dataDir = await tempDir('citetrace-http-');
-    const embedder = await realEmbedder();
-    await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
-    const config = testConfig(dataDir);
-    const keys = createSqliteKeyStore({ file: config.keys });
-    const key = keys.create({ role: 'patient', label: 'test' }).key;
-    const service = await createService({ config, embedder, keys, clock: CLOCK, rateLimitPerMinute: 3 });
+    const t = await startTestService({ rateLimitPerMinute: 3, listen: false });
+    const { service } = t;
+    const key = t.keyFor('patient');
     try {
       const statuses = [];
       for (let i = 0; i < 5; i += 1) {
@@ -157,8 +141,7 @@ describe('rate limit', () => {
       }
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
     } finally {
-      await service.close();
-      keys.close();
+      await t.close();
     }
   });
 });

@@ -3,11 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createSqliteKeyStore } from '../src/auth/index.js';
-import { createService } from '../src/http/index.js';
-import { ingestRepository } from '../src/ingest/index.js';
 import { redact, type IdentifierType } from '../src/trace/index.js';
-import { CLOCK, DEMO_CORPUS, realEmbedder, tempDir, testConfig } from './helpers.js';
+import { startTestService } from './helpers.js';
 
 interface Planted {
   question: string;
@@ -57,14 +54,9 @@ describe('redaction before persistence', () => {
   });
 
   it('never writes planted identifiers to the database files, the WAL or /metrics, yet answers from the original', async () => {
-    const dataDir = await tempDir('citetrace-redact-');
-    const embedder = await realEmbedder();
-    await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
-    const config = testConfig(dataDir);
-    const keys = createSqliteKeyStore({ file: config.keys });
-    const patient = keys.create({ role: 'patient', label: 'redaction' }).key;
-    const operator = keys.create({ role: 'operator', label: 'redaction' }).key;
-    const service = await createService({ config, embedder, keys, clock: CLOCK });
+    const t = await startTestService({ listen: false });
+    const { service, dataDir } = t;
+    const [patient, operator] = [t.keyFor('patient'), t.keyFor('operator')];
     const secrets = ['Maria Gonzalez', '03/14/1985', '00482913', 'maria.g@example.org', '503-555-0182', '123-45-6789', '1428 Elm Street', 'XHP449201733'];
     try {
       const asks = [
@@ -82,8 +74,7 @@ describe('redaction before persistence', () => {
       const stored = await service.context.runtime().store.list({ limit: 10 });
       expect(stored.map((s) => s.trace.query)).toContain('Hi, I\'m [NAME], DOB [DOB], MRN [MRN]. Until what time can I get blood drawn at the Harbor lab?');
     } finally {
-      await service.close();
-      keys.close();
+      await t.close();
     }
     for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { intArg, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
-import { CitetraceError, IsoDateSchema } from '../domain/index.js';
+import { CitetraceError } from '../domain/index.js';
 import { readCases, renderHtmlReport, replayTraces, runEval, verifyTraces, type EvalMetrics } from '../eval/index.js';
 import { openRuntime } from '../main.js';
 import { createSqliteTraceStore } from '../trace/index.js';
@@ -14,20 +15,9 @@ export interface AuditIo {
   readonly config: () => Config;
 }
 
-const share = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
-  return n;
-};
-const count = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
-  return n;
-};
-const date = (value: string): string => {
-  if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a YYYY-MM-DD date');
-  return value;
-};
+const share = parseShare;
+const count = intArg(0, Number.MAX_SAFE_INTEGER, 'a whole number');
+const date = parseDate;
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 interface Gates {

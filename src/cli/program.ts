@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config } from '../config/index.js';
-import { CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema } from '../domain/index.js';
+import { CitetraceError, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema } from '../domain/index.js';
+import { enumArg, intArg, parseDate } from './args.js';
 import { ingestRepository, watchRepository } from '../ingest/index.js';
 import { createSqliteKeyStore, KeyRoleSchema, type KeyRole } from '../auth/index.js';
 import type { Embedder } from '../embed/index.js';
@@ -29,30 +30,8 @@ const DEMO_QUESTIONS = [
   'I have chest pain right now',
 ];
 
-function enumArg<T extends string>(schema: { safeParse: (v: unknown) => { success: boolean; data?: T } }, what: string) {
-  return (value: string): T => {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success || parsed.data === undefined) throw new InvalidArgumentError(`not a valid ${what}`);
-    return parsed.data;
-  };
-}
-
-const parseDate = (value: string): string => {
-  if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a YYYY-MM-DD date');
-  return value;
-};
-
-const parsePort = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
-  return n;
-};
-
-const parseLimit = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidArgumentError('expected a whole number from 1 to 10000');
-  return n;
-};
+const parsePort = intArg(0, 65535, 'a port number');
+const parseLimit = intArg(1, 10_000);
 
 /** Build the CLI; actions resolve when done and throw CitetraceError for bad input. */
 export function buildProgram(io: Io): Command {

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { TraceSchema, wrapError, type Trace } from '../domain/index.js';
+import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import type { OutcomeCount, StoredTrace, TraceFilter, TraceStore } from './store.js';
+import { storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `schema_migrations`
@@ -39,24 +39,6 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
 /** Serializes appenders across every instance sharing the database: one linear chain, no forks. */
 const CHAIN_LOCK = 0x63697465; // "cite"
 
-interface Row {
-  seq: string;
-  body: string;
-  body_sha256: string;
-  prev_hash: string;
-  hash: string;
-}
-
-function toStored(row: Row): StoredTrace {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(row.body);
-  } catch {
-    parsed = {};
-  }
-  const result = TraceSchema.safeParse(parsed);
-  return { seq: Number(row.seq), trace: result.success ? result.data : (parsed as Trace), body: row.body, bodySha256: row.body_sha256, prevHash: row.prev_hash, hash: row.hash };
-}
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash';
 
@@ -137,8 +119,8 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
     },
     async get(traceId) {
       if (!/^[0-9a-f-]{36}$/iu.test(traceId)) return null;
-      const row = (await pool.query<Row>(`SELECT ${COLUMNS} FROM traces WHERE trace_id = $1`, [traceId])).rows[0];
-      return row === undefined ? null : toStored(row);
+      const row = (await pool.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE trace_id = $1`, [traceId])).rows[0];
+      return row === undefined ? null : storedFromRow(row);
     },
     async list(filter: TraceFilter) {
       const where: string[] = [];
@@ -155,7 +137,7 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
       if (filter.to !== undefined) add('created_at < ?', filter.to);
       params.push(filter.limit);
       const sql = `SELECT ${COLUMNS} FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`;
-      return (await pool.query<Row>(sql, params)).rows.map(toStored);
+      return (await pool.query<TraceRow>(sql, params)).rows.map(storedFromRow);
     },
     async head() {
       const row = (await pool.query<{ seq: string; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1')).rows[0];
@@ -166,7 +148,7 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
       return rows.map((r) => ({ outcome: r.outcome, reason: r.reason, count: Number(r.count) }));
     },
     async scan({ afterSeq, limit }) {
-      return (await pool.query<Row>(`SELECT ${COLUMNS} FROM traces WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit])).rows.map(toStored);
+      return (await pool.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit])).rows.map(storedFromRow);
     },
     async close() {
       await pool.end();

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { TraceSchema, wrapError, type Trace } from '../domain/index.js';
+import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import type { StoredTrace, TraceFilter, TraceStore } from './store.js';
+import { storedFromRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE traces (
@@ -26,25 +26,6 @@ const MIGRATIONS: readonly string[] = [
      BEGIN SELECT RAISE(ABORT, 'traces are append-only: DELETE refused'); END;`,
 ];
 
-interface Row {
-  seq: number;
-  body: string;
-  body_sha256: string;
-  prev_hash: string;
-  hash: string;
-}
-
-/** A row whose body no longer parses is still returned (as far as it parses) so verification can name it. */
-function toStored(row: Row): StoredTrace {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(row.body);
-  } catch {
-    parsed = {};
-  }
-  const result = TraceSchema.safeParse(parsed);
-  return { seq: row.seq, trace: result.success ? result.data : (parsed as Trace), body: row.body, bodySha256: row.body_sha256, prevHash: row.prev_hash, hash: row.hash };
-}
 
 /**
  * SQLite trace store (better-sqlite3). WAL with synchronous=FULL: a committed trace survives a
@@ -73,11 +54,11 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
     `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash)
      VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @body_sha256, @prev_hash, @hash)`,
   );
-  const byId = db.prepare<[string], Row>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE trace_id = ?');
+  const byId = db.prepare<[string], TraceRow>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE trace_id = ?');
   const countRows = db.prepare<[], { outcome: string; reason: string | null; count: number }>(
     'SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason',
   );
-  const scanRows = db.prepare<[number, number], Row>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
+  const scanRows = db.prepare<[number, number], TraceRow>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
     const bodySha256 = bodyDigest(body);
@@ -109,7 +90,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
     },
     get(traceId) {
       const row = byId.get(traceId);
-      return Promise.resolve(row === undefined ? null : toStored(row));
+      return Promise.resolve(row === undefined ? null : storedFromRow(row));
     },
     list(filter: TraceFilter) {
       const where: string[] = [];
@@ -139,7 +120,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
         params.to = filter.to;
       }
       const sql = `SELECT seq, body, body_sha256, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
-      return Promise.resolve(db.prepare<Record<string, string | number>, Row>(sql).all(params).map(toStored));
+      return Promise.resolve(db.prepare<Record<string, string | number>, TraceRow>(sql).all(params).map(storedFromRow));
     },
     head() {
       return Promise.resolve(head.get() ?? null);
@@ -148,7 +129,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       return Promise.resolve(countRows.all());
     },
     scan({ afterSeq, limit }) {
-      return Promise.resolve(scanRows.all(afterSeq, limit).map(toStored));
+      return Promise.resolve(scanRows.all(afterSeq, limit).map(storedFromRow));
     },
     close() {
       db.close();

@@ -1,4 +1,4 @@
-import type { Outcome, Reason, Trace } from '../domain/index.js';
+import { TraceSchema, type Outcome, type Reason, type Trace } from '../domain/index.js';
 
 export interface StoredTrace {
   readonly seq: number;
@@ -9,6 +9,27 @@ export interface StoredTrace {
   readonly bodySha256: string;
   readonly prevHash: string;
   readonly hash: string;
+}
+
+/** A stored row as both stores read it back. */
+export interface TraceRow {
+  readonly seq: number | string;
+  readonly body: string;
+  readonly body_sha256: string;
+  readonly prev_hash: string;
+  readonly hash: string;
+}
+
+/** A row whose body no longer parses is still returned (as far as it parses), so verification can name it. */
+export function storedFromRow(row: TraceRow): StoredTrace {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(row.body);
+  } catch {
+    parsed = {};
+  }
+  const result = TraceSchema.safeParse(parsed);
+  return { seq: Number(row.seq), trace: result.success ? result.data : (parsed as Trace), body: row.body, bodySha256: row.body_sha256, prevHash: row.prev_hash, hash: row.hash };
 }
 
 export interface TraceFilter {
