@@ -1,6 +1,6 @@
 import type { LabeledPassage } from '../domain/index.js';
 import { isInstruction } from '../policy/index.js';
-import { askedDetails, contentTerms, detailCues, passageSentences, statedDetails } from '../text/index.js';
+import { analysisTerms, askedDetails, detailCues, passageSentences, statedDetails } from '../text/index.js';
 
 export interface ScoredSentence {
   readonly label: string;
@@ -19,7 +19,7 @@ export interface SupportingText {
 }
 
 export function contextTerms(p: SupportingText): string[] {
-  return contentTerms([p.revision.title, ...p.passage.headings].join(' '));
+  return analysisTerms([p.revision.title, ...p.passage.headings].join(' '));
 }
 
 /**
@@ -39,12 +39,12 @@ export function scoreSentences(question: string, passages: readonly LabeledPassa
         rank,
         position,
         text,
-        terms: new Set([...context, ...contentTerms(text), ...statedDetails(text)]),
+        terms: new Set([...context, ...analysisTerms(text), ...statedDetails(text)]),
       }));
   });
   const asked = askedDetails(question);
   const cues = detailCues(asked);
-  const terms = [...new Set([...contentTerms(question).filter((t) => !cues.has(t)), ...asked])];
+  const terms = [...new Set([...analysisTerms(question).filter((t) => !cues.has(t)), ...asked])];
   if (terms.length === 0 || candidates.length === 0) return [];
   const weight = new Map(terms.map((t) => [t, Math.log(1 + candidates.length / (1 + candidates.filter((c) => c.terms.has(t)).length))]));
   const total = [...weight.values()].reduce((a, b) => a + b, 0);

@@ -1,4 +1,4 @@
-import { contentTerms, passageSentences } from '../text/index.js';
+import { analysisTerms, passageSentences } from '../text/index.js';
 import { contextTerms, type SupportingText } from './coverage.js';
 
 /**
@@ -7,9 +7,9 @@ import { contextTerms, type SupportingText } from './coverage.js';
  * phone number) that no cited passage states pulls it down. The score goes into the trace.
  */
 export function supportScore(sentence: string, cited: readonly SupportingText[]): number {
-  const terms = contentTerms(sentence);
+  const terms = analysisTerms(sentence);
   if (terms.length === 0) return 0;
-  const available = new Set(cited.flatMap((p) => [...contextTerms(p), ...contentTerms(passageSentences(p.passage.text).join(' '))]));
+  const available = new Set(cited.flatMap((p) => [...contextTerms(p), ...analysisTerms(passageSentences(p.passage.text).join(' '))]));
   return terms.filter((t) => available.has(t)).length / terms.length;
 }
 

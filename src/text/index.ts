@@ -1,3 +1,4 @@
-export { contentTerms, stem, termSet, words } from './tokens.js';
+export { analysisTerms, contentTerms, stem, termSet, words } from './tokens.js';
 export { passageSentences, splitSentences } from './sentences.js';
 export { askedDetails, detailCues, statedDetails } from './details.js';
+export { conceptualize, type Conceptualized } from './concepts.js';

@@ -1,3 +1,5 @@
+import { conceptualize } from './concepts.js';
+
 /**
  * Content-word analysis shared by the extractive generator and the support checker:
  * lower-case word tokens, stop words removed, a light suffix stemmer (enough to relate
@@ -9,7 +11,11 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     'me my of on or our please should so than that the their them then there these they this to up us was we ' +
     'what when where which who will with would you your yours am any all also about after before get got ' +
     'just may might much must need not no out over same some such very want like know tell there here one ' +
-    'each other only own too s t don shall ever whether hi hello hey thanks thank i\'m i\'ve i\'d i\'ll im'
+    'each other only own too s t don shall ever whether hi hello hey thanks thank i\'m i\'ve i\'d i\'ll im ' +
+    // generic verbs and fillers: they carry the asking, not the asked-about
+    'see seen someone somebody anyone anybody anything nothing something still allowed allow many happen happens ' +
+    'give take bring come coming go going getting along once few whole instead while really even maybe okay ok ' +
+    'sure able let make his her him she he they their its can\'t cannot won\'t don\'t doesn\'t isn\'t'
   ).split(' '),
 );
 
@@ -61,4 +67,10 @@ export function contentTerms(text: string): string[] {
 
 export function termSet(text: string): ReadonlySet<string> {
   return new Set(contentTerms(text));
+}
+
+/** Content words and appointment concepts of a text: what support and coverage compare. */
+export function analysisTerms(text: string): string[] {
+  const { rest, concepts } = conceptualize(text);
+  return [...contentTerms(rest), ...concepts];
 }
