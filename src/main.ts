@@ -4,7 +4,7 @@ import { createTransformersEmbedder, provisionModel, type Embedder } from './emb
 import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
-import { createHybridRetriever } from './retrieve/index.js';
+import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
 
 /** Composition root: the one place that turns configuration into ready adapters. */
@@ -26,12 +26,18 @@ export function createTraceStore(config: Config): Promise<TraceStore> {
   return isPostgresUrl(config.traces) ? createPostgresTraceStore({ url: config.traces }) : Promise.resolve(createSqliteTraceStore({ file: config.traces }));
 }
 
+export interface RuntimeOverrides {
+  readonly k?: number;
+  readonly store?: TraceStore;
+  readonly retrievalMode?: RetrievalMode;
+}
+
 export interface Runtime {
   readonly index: PolicyIndex;
   readonly store: TraceStore;
   readonly assistant: Assistant;
-  /** The same pipeline with another context budget or trace store (eval sweeps, replay). */
-  assistantWith(overrides: { readonly k?: number; readonly store?: TraceStore }): Assistant;
+  /** The same pipeline with another context budget, trace store or retrieval mode (eval sweeps, replay, benchmarks). */
+  assistantWith(overrides: RuntimeOverrides): Assistant;
   close(): Promise<void>;
 }
 
@@ -47,10 +53,10 @@ export async function openRuntime(options: {
   const store = await createTraceStore(config);
   const retriever = createHybridRetriever({ index, embedder });
   const generator = createExtractiveGenerator();
-  const assistantWith = (overrides: { readonly k?: number; readonly store?: TraceStore }): Assistant =>
+  const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
-      retriever,
+      retriever: overrides.retrievalMode === undefined ? retriever : createHybridRetriever({ index, embedder, mode: overrides.retrievalMode }),
       generator,
       store: overrides.store ?? store,
       embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
