@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayTraces, verifyTraces } from '../src/eval/index.js';
 import type { Runtime } from '../src/main.js';
 import { createSqliteTraceStore } from '../src/trace/index.js';
-import { demoRuntime } from './helpers.js';
+import { demoRuntime, tempDir } from './helpers.js';
 
 const QUESTIONS = [
   'Until what time can I get blood drawn at the Harbor lab?',
@@ -73,6 +73,31 @@ describe('verify and replay', () => {
     expect(failure?.problems.join('\n')).toMatch(/passage text differs from revision/u);
     expect(report.firstBrokenLink?.seq).toBe(victim.seq);
   });
+
+  it.each(['body', 'body_sha256', 'prev_hash', 'hash', 'trace_id', 'created_at', 'outcome', 'reason', 'role', 'as_of'])(
+    'catches one changed byte in the stored %s, at that trace',
+    async (column) => {
+      const file = runtime.store.id.replace(/^sqlite:/u, '');
+      const copy = path.join(await tempDir(), 'traces.sqlite');
+      const source = new Database(file, { readonly: true });
+      await source.backup(copy);
+      source.close();
+      const victim = (await runtime.store.get(ids[4] ?? ''))!;
+      const db = new Database(copy);
+      const value = String(db.prepare(`SELECT ${column} AS v FROM traces WHERE seq = ?`).pluck().get(victim.seq));
+      db.close();
+      const at = Math.floor(value.length / 2);
+      const changed = `${value.slice(0, at)}${value[at] === 'a' ? 'b' : 'a'}${value.slice(at + 1)}`;
+      tamper(copy, `UPDATE traces SET ${column} = ? WHERE seq = ?`, changed, victim.seq);
+      const store = createSqliteTraceStore({ file: copy });
+      try {
+        const report = await verifyTraces({ store, index: runtime.index, dataDir });
+        expect(report.failed.map((f) => f.seq)).toContain(victim.seq);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 
   it('catches a deleted trace at the next link', async () => {
     const file = runtime.store.id.replace(/^sqlite:/u, '');

@@ -1,6 +1,6 @@
 import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
 import { readCommit, type PolicyIndex } from '../index-store/index.js';
-import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, type StoredTrace, type TraceStore } from '../trace/index.js';
 
 export interface TraceVerdict {
   readonly traceId: string;
@@ -101,6 +101,9 @@ export async function verifyTraces(options: {
     if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     else {
       if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
+      for (const column of INDEXED_COLUMNS) {
+        if (columnsOf(parsed.data)[column] !== row.columns[column]) problems.push(`record: column ${column} differs from the hashed record`);
+      }
       problems.push(...(await contentProblems(parsed.data, ctx)));
     }
     checked += 1;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import { storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `schema_migrations`
@@ -40,7 +40,8 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
 const CHAIN_LOCK = 0x63697465; // "cite"
 
 
-const COLUMNS = 'seq, body, body_sha256, prev_hash, hash';
+const COLUMNS = `seq, body, body_sha256, prev_hash, hash, trace_id::text AS trace_id, outcome, reason, role, as_of::text AS as_of,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
 export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
   const client = await pool.connect();
@@ -109,7 +110,7 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
           [seq, t.trace_id, t.created_at, t.outcome, t.reason, t.role, t.as_of, body, bodySha256, prevHash, hash],
         );
         await client.query('COMMIT');
-        return { seq, trace: t, body, bodySha256, prevHash, hash };
+        return { seq, trace: t, body, bodySha256, prevHash, hash, columns: columnsOf(t) };
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw wrapError('STORE_FAILURE', 'trace append failed', error);

@@ -3,7 +3,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import { storedFromRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, storedFromRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+
+const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE traces (
@@ -54,11 +56,11 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
     `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash)
      VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @body_sha256, @prev_hash, @hash)`,
   );
-  const byId = db.prepare<[string], TraceRow>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE trace_id = ?');
+  const byId = db.prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE trace_id = ?`);
   const countRows = db.prepare<[], { outcome: string; reason: string | null; count: number }>(
     'SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason',
   );
-  const scanRows = db.prepare<[number, number], TraceRow>('SELECT seq, body, body_sha256, prev_hash, hash FROM traces WHERE seq > ? ORDER BY seq LIMIT ?');
+  const scanRows = db.prepare<[number, number], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > ? ORDER BY seq LIMIT ?`);
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
     const bodySha256 = bodyDigest(body);
@@ -76,7 +78,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       prev_hash: prevHash,
       hash,
     });
-    return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash };
+    return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash, columns: columnsOf(trace) };
   });
 
   return {
@@ -119,7 +121,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
         where.push('created_at < @to');
         params.to = filter.to;
       }
-      const sql = `SELECT seq, body, body_sha256, prev_hash, hash FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
+      const sql = `SELECT ${COLUMNS} FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
       return Promise.resolve(db.prepare<Record<string, string | number>, TraceRow>(sql).all(params).map(storedFromRow));
     },
     head() {

@@ -9,16 +9,26 @@ export interface StoredTrace {
   readonly bodySha256: string;
   readonly prevHash: string;
   readonly hash: string;
+  /** The columns stored beside the body for filtering: verification checks they still agree with it. */
+  readonly columns: Readonly<Record<IndexedColumn, string | null>>;
+}
+
+export const INDEXED_COLUMNS = ['trace_id', 'created_at', 'outcome', 'reason', 'role', 'as_of'] as const;
+export type IndexedColumn = (typeof INDEXED_COLUMNS)[number];
+
+/** The indexed columns as a trace's own fields give them. */
+export function columnsOf(trace: Trace): Readonly<Record<IndexedColumn, string | null>> {
+  return Object.fromEntries(INDEXED_COLUMNS.map((c) => [c, trace[c] ?? null])) as Record<IndexedColumn, string | null>;
 }
 
 /** A stored row as both stores read it back. */
-export interface TraceRow {
+export type TraceRow = Readonly<Record<IndexedColumn, string | null>> & {
   readonly seq: number | string;
   readonly body: string;
   readonly body_sha256: string;
   readonly prev_hash: string;
   readonly hash: string;
-}
+};
 
 /** A row whose body no longer parses is still returned (as far as it parses), so verification can name it. */
 export function storedFromRow(row: TraceRow): StoredTrace {
@@ -29,7 +39,15 @@ export function storedFromRow(row: TraceRow): StoredTrace {
     parsed = {};
   }
   const result = TraceSchema.safeParse(parsed);
-  return { seq: Number(row.seq), trace: result.success ? result.data : (parsed as Trace), body: row.body, bodySha256: row.body_sha256, prevHash: row.prev_hash, hash: row.hash };
+  return {
+    seq: Number(row.seq),
+    trace: result.success ? result.data : (parsed as Trace),
+    body: row.body,
+    bodySha256: row.body_sha256,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+    columns: Object.fromEntries(INDEXED_COLUMNS.map((c) => [c, row[c]])) as Record<IndexedColumn, string | null>,
+  };
 }
 
 export interface TraceFilter {
