@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
@@ -296,8 +295,4 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
       db.close();
     }
   });
-}
-
-export function indexExists(dataDir: string): boolean {
-  return existsSync(path.join(dataDir, 'manifest.json'));
 }

@@ -65,9 +65,6 @@ export function contentTerms(text: string): string[] {
     .map(stem);
 }
 
-export function termSet(text: string): ReadonlySet<string> {
-  return new Set(contentTerms(text));
-}
 
 /** Content words and appointment concepts of a text: what support and coverage compare. */
 export function analysisTerms(text: string): string[] {
