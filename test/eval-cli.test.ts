@@ -76,9 +76,24 @@ describe('citetrace eval, verify and replay (CLI)', () => {
   it('verify --all passes on the stored traces and replay finds no change', async () => {
     const verified = await runBin(['verify', '--all'], env());
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toMatch(/verified \d+ trace\(s\): \d+ ok, 0 failed/u);
+    expect(verified.stdout).toMatch(/verified \d+ trace\(s\): \d+ ok, 0 failed; 0 purged/u);
     const replayed = await runBin(['replay', '--fail-on-change'], env());
     expect(replayed.code).toBe(0);
     expect(replayed.stdout).toMatch(/retrieval changed 0, outcome changed 0, citations changed 0/u);
+  });
+
+  it('purges payloads by age, after which verify still passes on every link and the payload is gone', async () => {
+    const listed = await runBin(['traces', 'list', '--limit', '1'], env());
+    const id = listed.stdout.split('\t')[0] ?? '';
+    const purged = await runBin(['purge', '--older-than', '0d'], env());
+    expect(purged.code).toBe(0);
+    expect(purged.stdout).toMatch(/purged \d+ trace\(s\)/u);
+    const verified = await runBin(['verify', '--all'], env());
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/0 failed; \d+ purged/u);
+    const shown = await runBin(['traces', 'show', id], env());
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(/was purged by retention/u);
+    expect((await runBin(['purge', '--older-than', 'soon'], env())).code).toBe(2);
   });
 });

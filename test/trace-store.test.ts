@@ -149,6 +149,25 @@ describe.each(backends)('TraceStore contract on $name', (backend) => {
     await two.close();
   });
 
+  it('purges old payloads while every link, digest and column stays, and refuses any other update', async () => {
+    const db = await backend.open();
+    const store = await db.store();
+    const old1 = await store.append(sampleTrace({ created_at: '2026-01-01T00:00:00.000Z' }));
+    const old2 = await store.append(sampleTrace({ created_at: '2026-02-01T00:00:00.000Z', outcome: 'answer', reason: null }));
+    const fresh = await store.append(sampleTrace({ created_at: '2026-12-01T00:00:00.000Z' }));
+    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date('2026-12-02T00:00:00.000Z') })).toEqual({ purged: 2 });
+    const rows = await store.scan({ afterSeq: 0, limit: 10 });
+    expect(rows.map((r) => r.purged)).toEqual([true, true, false]);
+    expect(rows.map((r) => [r.hash, r.prevHash, r.bodySha256])).toEqual([old1, old2, fresh].map((r) => [r.hash, r.prevHash, r.bodySha256]));
+    expect(rows[0]?.body).not.toContain('Harbor');
+    expect(JSON.parse(rows[1]?.body ?? '{}')).toMatchObject({ purged: true, outcome: 'answer', reason: null, trace_id: old2.trace.trace_id });
+    expect((await store.get(old1.trace.trace_id))?.purged).toBe(true);
+    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date() })).toEqual({ purged: 0 });
+    await expect(db.sql(`UPDATE traces SET outcome = 'clarify' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
+    await expect(db.sql(`UPDATE traces SET hash = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
+    await store.close();
+  });
+
   it('refuses a trace that breaks the contract schema', async () => {
     const store = await (await backend.open()).store();
     await expect(store.append({ ...sampleTrace(), as_of: '2026-13-01' })).rejects.toThrow(/trace append failed/u);

@@ -29,3 +29,11 @@ export const parseShare = (value: string): number => {
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
   return n;
 };
+
+/** An age such as 180d, 26w or 12h, in milliseconds. */
+export const parseAge = (value: string): number => {
+  const match = /^(\d+)([hdw])$/u.exec(value.trim());
+  if (match === null) throw new InvalidArgumentError('expected an age such as 180d, 26w or 12h');
+  const unit = { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'h' | 'd' | 'w'];
+  return Number(match[1]) * unit;
+};

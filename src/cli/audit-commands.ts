@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { intArg, parseDate, parseShare } from './args.js';
+import { intArg, parseAge, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
 import { readCases, renderHtmlReport, replayTraces, runEval, verifyTraces, type EvalMetrics } from '../eval/index.js';
-import { openRuntime } from '../main.js';
+import { createTraceStore, openRuntime } from '../main.js';
 import { createSqliteTraceStore } from '../trace/index.js';
 import { progressBar } from './progress.js';
 
@@ -116,10 +116,26 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
         const report = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir: config.dataDir, traceId: id });
         for (const f of report.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
         if (report.firstBrokenLink !== null) io.out(`first broken link: trace ${report.firstBrokenLink.traceId} (#${report.firstBrokenLink.seq})\n`);
-        io.out(`verified ${report.checked} trace(s): ${report.checked - report.failed.length} ok, ${report.failed.length} failed\n`);
+        io.out(`verified ${report.checked} trace(s): ${report.checked - report.failed.length} ok, ${report.failed.length} failed; ${report.purged} purged (links checked, payload removed)\n`);
         if (report.failed.length > 0) throw new CitetraceError('GATE_FAILED', `verification failed for ${report.failed.length} trace(s)`);
       } finally {
         await runtime.close();
+      }
+    });
+
+  program
+    .command('purge')
+    .description('retention: remove question and answer payloads of old traces, keeping their hash-chain links')
+    .requiredOption('--older-than <age>', 'age such as 180d or 26w', parseAge)
+    .action(async (opts: { olderThan: number }) => {
+      const now = new Date();
+      const before = new Date(now.getTime() - opts.olderThan).toISOString();
+      const store = await createTraceStore(io.config());
+      try {
+        const { purged } = await store.purge({ before, now });
+        io.out(`purged ${purged} trace(s) created before ${before}; the purge is recorded and the chain still verifies\n`);
+      } finally {
+        await store.close();
       }
     });
 

@@ -1,6 +1,6 @@
 import type { Trace } from '../domain/index.js';
 import { formatProblem, type IngestReport } from '../ingest/index.js';
-import type { StoredTrace } from '../trace/index.js';
+import { listedQuery, payloadOf, type StoredTrace } from '../trace/index.js';
 
 const shortRev = (revision: string): string => `${revision.slice(0, 19)}…`;
 const oneLine = (text: string): string => text.replace(/\s+/gu, ' ').trim();
@@ -20,7 +20,7 @@ export function formatTrace(trace: Trace): string {
 }
 
 export function formatTraceDetail(stored: StoredTrace): string {
-  const t = stored.trace;
+  const t = payloadOf(stored);
   const lines = [
     `trace ${t.trace_id} (#${stored.seq}, ${t.created_at})`,
     `question: ${t.query}`,
@@ -44,8 +44,8 @@ export function formatTraceDetail(stored: StoredTrace): string {
 }
 
 export function formatTraceRow(stored: StoredTrace): string {
-  const t = stored.trace;
-  return [t.trace_id, t.created_at, t.role, t.outcome, t.reason ?? '-', oneLine(t.query).slice(0, 60)].join('\t');
+  const c = stored.columns;
+  return [c.trace_id ?? '', c.created_at ?? '', c.role ?? '', c.outcome ?? '', c.reason ?? '-', oneLine(listedQuery(stored)).slice(0, 60)].join('\t');
 }
 
 export function formatIngest(report: IngestReport): string {

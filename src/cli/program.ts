@@ -11,6 +11,7 @@ import { createService } from '../http/index.js';
 import { createEmbedder, createTraceStore, openRuntime } from '../main.js';
 import { registerAuditCommands } from './audit-commands.js';
 import { formatIngest, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
+import { payloadOf } from '../trace/index.js';
 
 export interface Io {
   readonly out: (text: string) => void;
@@ -118,7 +119,7 @@ export function buildProgram(io: Io): Command {
       const store = await createTraceStore(config());
       try {
         const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
-        for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.trace) : formatTraceRow(row)}\n`);
+        for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.purged ? JSON.parse(row.body) : row.trace) : formatTraceRow(row)}\n`);
       } finally {
         await store.close();
       }
@@ -133,7 +134,7 @@ export function buildProgram(io: Io): Command {
       try {
         const stored = await store.get(id);
         if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
-        io.out(`${opts.json === true ? JSON.stringify(stored.trace, null, 2) : formatTraceDetail(stored)}\n`);
+        io.out(`${opts.json === true ? JSON.stringify(payloadOf(stored), null, 2) : formatTraceDetail(stored)}\n`);
       } finally {
         await store.close();
       }

@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   REVISION_CONFLICT: { exit: 2, http: 409 },
   MODEL_MISMATCH: { exit: 2, http: 409 },
   NOT_FOUND: { exit: 2, http: 404 },
+  /** The trace's payload was removed by a retention purge. */
+  PURGED: { exit: 2, http: 410 },
   INDEX_EMPTY: { exit: 2, http: 409 },
   INDEX_BUSY: { exit: 1, http: 503 },
   MODEL_UNAVAILABLE: { exit: 1, http: 503 },

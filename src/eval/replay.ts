@@ -14,6 +14,8 @@ export interface ReplayReport {
   readonly retrievalChanged: number;
   readonly outcomeChanged: number;
   readonly citationsChanged: number;
+  /** Purged traces have no question left to replay. */
+  readonly purged: number;
   readonly differences: readonly ReplayDifference[];
 }
 
@@ -48,6 +50,7 @@ export async function replayTraces(options: {
   let retrievalChanged = 0;
   let outcomeChanged = 0;
   let citationsChanged = 0;
+  let purged = 0;
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   for (let after = 0; replayed < limit; ) {
     const rows = await options.store.scan({ afterSeq: after, limit: 200 });
@@ -55,6 +58,10 @@ export async function replayTraces(options: {
     for (const row of rows) {
       if (replayed >= limit) break;
       after = row.seq;
+      if (row.purged) {
+        purged += 1;
+        continue;
+      }
       const before = row.trace;
       const again = await options.assistant.ask({ question: before.query, role: before.role, asOf: before.as_of });
       const changes = compareTraces(before, again);
@@ -66,5 +73,5 @@ export async function replayTraces(options: {
       if (changes.length > 0) differences.push({ traceId: before.trace_id, query: before.query, changes });
     }
   }
-  return { replayed, unchanged: replayed - differences.length, retrievalChanged, outcomeChanged, citationsChanged, differences };
+  return { replayed, unchanged: replayed - differences.length, retrievalChanged, outcomeChanged, citationsChanged, purged, differences };
 }

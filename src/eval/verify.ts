@@ -1,6 +1,6 @@
 import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
 import { readCommit, type PolicyIndex } from '../index-store/index.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
 
 export interface TraceVerdict {
   readonly traceId: string;
@@ -11,6 +11,8 @@ export interface TraceVerdict {
 
 export interface VerifyReport {
   readonly checked: number;
+  /** Traces whose payload a retention purge removed: their links were checked, their content cannot be. */
+  readonly purged: number;
   readonly failed: readonly TraceVerdict[];
   /** The first trace whose link to its predecessor is broken, if any. */
   readonly firstBrokenLink: { readonly seq: number; readonly traceId: string } | null;
@@ -25,7 +27,8 @@ interface VerifyContext {
 function chainProblems(row: StoredTrace, previousHash: string | null): string[] {
   const problems: string[] = [];
   if (previousHash !== null && row.prevHash !== previousHash) problems.push(`chain: prev_hash does not match the hash of trace #${row.seq - 1} (a trace was removed or altered)`);
-  if (bodyDigest(row.body) !== row.bodySha256) problems.push('chain: stored record does not match its digest (the record was altered)');
+  // A purged record keeps only its digest: the chain is checked, the removed payload cannot be.
+  if (!row.purged && bodyDigest(row.body) !== row.bodySha256) problems.push('chain: stored record does not match its digest (the record was altered)');
   if (chainHash(row.prevHash, row.bodySha256) !== row.hash) problems.push('chain: stored hash does not match the chain (a link was altered)');
   return problems;
 }
@@ -93,12 +96,17 @@ export async function verifyTraces(options: {
   const failed: TraceVerdict[] = [];
   let firstBrokenLink: VerifyReport['firstBrokenLink'] = null;
   let checked = 0;
+  let purged = 0;
 
   const check = async (row: StoredTrace, previousHash: string | null): Promise<void> => {
     const parsed = TraceSchema.safeParse(JSON.parse(row.body));
     const problems = chainProblems(row, previousHash);
-    if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.trace.trace_id };
-    if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    const traceId = row.columns.trace_id ?? '';
+    if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId };
+    if (row.purged) {
+      purged += 1;
+      if (tombstoneOf(row.columns, (JSON.parse(row.body) as { purged_at?: string }).purged_at ?? '') !== row.body) problems.push('record: purged record differs from its columns');
+    } else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     else {
       if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
       for (const column of INDEXED_COLUMNS) {
@@ -108,12 +116,12 @@ export async function verifyTraces(options: {
     }
     checked += 1;
     options.onProgress?.(checked);
-    if (problems.length > 0) failed.push({ traceId: row.trace.trace_id, seq: row.seq, problems });
+    if (problems.length > 0) failed.push({ traceId, seq: row.seq, problems });
   };
 
   if (options.traceId !== undefined) {
     const row = await options.store.get(options.traceId);
-    if (row === null) return { checked: 0, failed: [{ traceId: options.traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null };
+    if (row === null) return { checked: 0, purged: 0, failed: [{ traceId: options.traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null };
     const previous = row.seq > 1 ? (await options.store.scan({ afterSeq: row.seq - 2, limit: 1 }))[0] : undefined;
     await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
   } else {
@@ -124,7 +132,7 @@ export async function verifyTraces(options: {
       if (rows.length === 0) break;
       for (const row of rows) {
         // A gap in seq means a row was deleted: the next row's prev_hash will not match.
-        if (row.seq !== expectedSeq && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.trace.trace_id };
+        if (row.seq !== expectedSeq && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.columns.trace_id ?? '' };
         await check(row, previousHash);
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
@@ -132,5 +140,5 @@ export async function verifyTraces(options: {
       }
     }
   }
-  return { checked, failed, firstBrokenLink };
+  return { checked, purged, failed, firstBrokenLink };
 }

@@ -6,6 +6,7 @@ import { CitationSchema, CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSch
 import { verifyTraces } from '../eval/index.js';
 import { describeSources } from '../index-store/index.js';
 import { MAX_QUESTION_CHARS } from '../policy/index.js';
+import { listedQuery, payloadOf } from '../trace/index.js';
 import { requireRole } from './auth.js';
 import type { ServiceContext } from './context.js';
 
@@ -89,7 +90,7 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
   }, async (request) => {
     const stored = await ctx.runtime().store.get(request.params.id);
     if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${request.params.id}`);
-    return stored.trace;
+    return payloadOf(stored);
   });
 
   api.get('/v1/traces', {
@@ -111,14 +112,14 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
       ...(q.before ? { before: q.before } : {}),
     });
     return {
-      traces: rows.map(({ trace: t }) => ({
-        trace_id: t.trace_id,
-        created_at: t.created_at,
-        role: t.role,
-        outcome: t.outcome,
-        reason: t.reason,
-        query: t.query,
-        cited_sources: [...new Set(t.citations.map((c) => c.source_id as string))],
+      traces: rows.map((row) => ({
+        trace_id: row.columns.trace_id ?? '',
+        created_at: row.columns.created_at ?? '',
+        role: row.columns.role ?? '',
+        outcome: OutcomeSchema.parse(row.columns.outcome),
+        reason: ReasonSchema.nullable().parse(row.columns.reason),
+        query: listedQuery(row),
+        cited_sources: row.purged ? [] : [...new Set(row.trace.citations.map((c) => c.source_id as string))],
       })),
       next_before: rows.length === q.limit ? (rows.at(-1)?.seq ?? null) : null,
     };

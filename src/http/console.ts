@@ -4,6 +4,7 @@ import type { KeyStore } from '../auth/index.js';
 import { OutcomeSchema, ReasonSchema, RoleSchema, type Trace } from '../domain/index.js';
 import { verifyTraces } from '../eval/index.js';
 import { describeSources } from '../index-store/index.js';
+import { listedQuery } from '../trace/index.js';
 import { CONSOLE_COOKIE, requireRole } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { esc, page, table, td } from './html.js';
@@ -71,7 +72,13 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
     ]);
     const countTable = table(['outcome', 'reason', 'traces'], counts.map((c) => [td(`<a href="/console?outcome=${esc(c.outcome)}">${esc(c.outcome)}</a>`), td(c.reason ? `<a href="/console?reason=${esc(c.reason)}">${esc(c.reason)}</a>` : '-'), td(String(c.count))]));
     const filters = `<form method="get" action="/console"><label>Outcome <select name="outcome"><option value="">any</option>${OutcomeSchema.options.map((o) => `<option${o === q.outcome ? ' selected' : ''}>${o}</option>`).join('')}</select></label><label>Reason <select name="reason"><option value="">any</option>${ReasonSchema.options.map((o) => `<option${o === q.reason ? ' selected' : ''}>${o}</option>`).join('')}</select></label><label>Cited source <input type="text" name="source" value="${esc(q.source ?? '')}"></label><button type="submit">Filter</button></form>`;
-    const list = table(['time', 'role', 'outcome', 'reason', 'question'], rows.map(({ trace: t }) => [td(esc(t.created_at)), td(esc(t.role)), td(esc(t.outcome)), td(esc(t.reason ?? '-')), td(`<a href="/console/traces/${esc(t.trace_id)}">${esc(t.query)}</a>`)]));
+    const list = table(
+      ['time', 'role', 'outcome', 'reason', 'question'],
+      rows.map((row) => {
+        const c = row.columns;
+        return [td(esc(c.created_at ?? '')), td(esc(c.role ?? '')), td(esc(c.outcome ?? '')), td(esc(c.reason ?? '-')), td(`<a href="/console/traces/${esc(c.trace_id ?? '')}">${esc(listedQuery(row))}</a>`)];
+      }),
+    );
     return html(reply, page('Traces', `<h1>Traces</h1><h2>Counts by outcome and reason</h2>${countTable}<h2>Filter</h2>${filters}<h2>Newest ${rows.length}</h2>${list}`));
   });
 
@@ -79,6 +86,10 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
     const stored = await ctx.runtime().store.get(id);
     if (stored === null) {
       await html(reply.code(404), page('Not found', `<h1>No trace ${esc(id)}</h1>`));
+      return null;
+    }
+    if (stored.purged) {
+      await html(reply.code(410), page('Purged', `<h1>Trace ${esc(id)} was purged</h1><p>Retention removed its question and answer; its hash-chain link remains and still verifies.</p>`));
       return null;
     }
     return stored.trace;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import { columnsOf, storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, storedFromRow, tombstoneOf, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `schema_migrations`
@@ -33,6 +33,27 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
       CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces FOR EACH ROW EXECUTE FUNCTION traces_refuse_change();
       CREATE TRIGGER traces_no_truncate BEFORE TRUNCATE ON traces FOR EACH STATEMENT EXECUTE FUNCTION traces_refuse_change();
       REVOKE UPDATE, DELETE, TRUNCATE ON traces FROM PUBLIC;`,
+  },
+  {
+    // Retention: the only UPDATE allowed replaces a payload by its tombstone and leaves every hash and column as it was.
+    version: 2,
+    sql: `
+      CREATE TABLE purges (id BIGSERIAL PRIMARY KEY, purged_at TIMESTAMPTZ NOT NULL, before TIMESTAMPTZ NOT NULL, traces INTEGER NOT NULL);
+      CREATE FUNCTION purges_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'purges are append-only: % refused', TG_OP; END $$;
+      CREATE TRIGGER purges_no_change BEFORE UPDATE OR DELETE ON purges FOR EACH ROW EXECUTE FUNCTION purges_refuse_change();
+      CREATE OR REPLACE FUNCTION traces_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'UPDATE' AND (NEW.body::jsonb ->> 'purged') = 'true' AND (OLD.body::jsonb ->> 'purged') IS NULL
+             AND NEW.seq = OLD.seq AND NEW.trace_id = OLD.trace_id AND NEW.created_at = OLD.created_at
+             AND NEW.outcome = OLD.outcome AND NEW.reason IS NOT DISTINCT FROM OLD.reason AND NEW.role = OLD.role
+             AND NEW.as_of = OLD.as_of AND NEW.body_sha256 = OLD.body_sha256 AND NEW.prev_hash = OLD.prev_hash
+             AND NEW.hash = OLD.hash THEN
+            RETURN NEW;
+          END IF;
+          RAISE EXCEPTION 'traces are append-only: % refused', TG_OP;
+        END $$;
+      REVOKE UPDATE, DELETE, TRUNCATE ON purges FROM PUBLIC;`,
   },
 ];
 
@@ -110,7 +131,7 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
           [seq, t.trace_id, t.created_at, t.outcome, t.reason, t.role, t.as_of, body, bodySha256, prevHash, hash],
         );
         await client.query('COMMIT');
-        return { seq, trace: t, body, bodySha256, prevHash, hash, columns: columnsOf(t) };
+        return { seq, trace: t, body, bodySha256, prevHash, hash, columns: columnsOf(t), purged: false };
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw wrapError('STORE_FAILURE', 'trace append failed', error);
@@ -143,6 +164,22 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
     async head() {
       const row = (await pool.query<{ seq: string; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1')).rows[0];
       return row === undefined ? null : { seq: Number(row.seq), hash: row.hash };
+    },
+    async purge({ before, now }) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const rows = (await client.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE created_at < $1 AND (body::jsonb ->> 'purged') IS NULL FOR UPDATE`, [before])).rows.map(storedFromRow);
+        for (const row of rows) await client.query('UPDATE traces SET body = $1 WHERE seq = $2', [tombstoneOf(row.columns, now.toISOString()), row.seq]);
+        await client.query('INSERT INTO purges (purged_at, before, traces) VALUES ($1, $2, $3)', [now.toISOString(), before, rows.length]);
+        await client.query('COMMIT');
+        return { purged: rows.length };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw wrapError('STORE_FAILURE', 'purge failed', error);
+      } finally {
+        client.release();
+      }
     },
     async counts(): Promise<readonly OutcomeCount[]> {
       const rows = (await pool.query<{ outcome: string; reason: string | null; count: string }>('SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason')).rows;

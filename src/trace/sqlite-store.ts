@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import { columnsOf, storedFromRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, storedFromRow, tombstoneOf, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
 
@@ -26,6 +26,22 @@ const MIGRATIONS: readonly string[] = [
      BEGIN SELECT RAISE(ABORT, 'traces are append-only: UPDATE refused'); END;
    CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces
      BEGIN SELECT RAISE(ABORT, 'traces are append-only: DELETE refused'); END;`,
+  // Retention: the only UPDATE allowed replaces a payload by its tombstone and leaves every hash and column as it was.
+  `CREATE TABLE purges (
+     id        INTEGER PRIMARY KEY AUTOINCREMENT,
+     purged_at TEXT NOT NULL,
+     before    TEXT NOT NULL,
+     traces    INTEGER NOT NULL
+   );
+   CREATE TRIGGER purges_no_update BEFORE UPDATE ON purges BEGIN SELECT RAISE(ABORT, 'purges are append-only'); END;
+   CREATE TRIGGER purges_no_delete BEFORE DELETE ON purges BEGIN SELECT RAISE(ABORT, 'purges are append-only'); END;
+   DROP TRIGGER traces_no_update;
+   CREATE TRIGGER traces_no_update BEFORE UPDATE ON traces
+     WHEN NOT (json_extract(NEW.body, '$.purged') = 1 AND json_extract(OLD.body, '$.purged') IS NULL
+       AND NEW.seq = OLD.seq AND NEW.trace_id = OLD.trace_id AND NEW.created_at = OLD.created_at
+       AND NEW.outcome = OLD.outcome AND NEW.reason IS OLD.reason AND NEW.role = OLD.role AND NEW.as_of = OLD.as_of
+       AND NEW.body_sha256 = OLD.body_sha256 AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash)
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: UPDATE refused'); END;`,
 ];
 
 
@@ -60,6 +76,13 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
   const countRows = db.prepare<[], { outcome: string; reason: string | null; count: number }>(
     'SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason',
   );
+  const setBody = db.prepare('UPDATE traces SET body = ? WHERE seq = ?');
+  const purgeRows = db.transaction((before: string, purgedAt: string) => {
+    const rows = db.prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE created_at < ? AND json_extract(body, '$.purged') IS NULL`).all(before);
+    for (const row of rows.map(storedFromRow)) setBody.run(tombstoneOf(row.columns, purgedAt), row.seq);
+    db.prepare('INSERT INTO purges (purged_at, before, traces) VALUES (?, ?, ?)').run(purgedAt, before, rows.length);
+    return { purged: rows.length };
+  });
   const scanRows = db.prepare<[number, number], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > ? ORDER BY seq LIMIT ?`);
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
@@ -78,7 +101,7 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       prev_hash: prevHash,
       hash,
     });
-    return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash, columns: columnsOf(trace) };
+    return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash, columns: columnsOf(trace), purged: false };
   });
 
   return {
@@ -129,6 +152,9 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
     },
     counts() {
       return Promise.resolve(countRows.all());
+    },
+    purge({ before, now }) {
+      return Promise.resolve(purgeRows.immediate(before, now.toISOString()));
     },
     scan({ afterSeq, limit }) {
       return Promise.resolve(scanRows.all(afterSeq, limit).map(storedFromRow));

@@ -1,4 +1,5 @@
-import { TraceSchema, type Outcome, type Reason, type Trace } from '../domain/index.js';
+import { CitetraceError, TraceSchema, type Outcome, type Reason, type Trace } from '../domain/index.js';
+import { canonicalJson } from './canonical.js';
 
 export interface StoredTrace {
   readonly seq: number;
@@ -11,6 +12,32 @@ export interface StoredTrace {
   readonly hash: string;
   /** The columns stored beside the body for filtering: verification checks they still agree with it. */
   readonly columns: Readonly<Record<IndexedColumn, string | null>>;
+  /** The payload was removed by a retention purge; digest and chain links remain. */
+  readonly purged: boolean;
+}
+
+/** What a retention purge leaves of a trace: its indexed facts and when it was purged, no question or answer. */
+export function tombstoneOf(columns: Readonly<Record<IndexedColumn, string | null>>, purgedAt: string): string {
+  return canonicalJson({ ...columns, purged: true, purged_at: purgedAt });
+}
+
+/** The trace itself, or a PURGED error when retention removed it (its chain link remains). */
+export function payloadOf(stored: StoredTrace): Trace {
+  if (stored.purged) throw new CitetraceError('PURGED', `trace ${stored.columns.trace_id ?? ''} was purged by retention; its hash-chain link remains`);
+  return stored.trace;
+}
+
+/** The question as listed: purged traces have none. */
+export function listedQuery(stored: StoredTrace): string {
+  return stored.purged ? '[purged]' : stored.trace.query;
+}
+
+export function isTombstone(body: string): boolean {
+  try {
+    return (JSON.parse(body) as { purged?: unknown }).purged === true;
+  } catch {
+    return false;
+  }
 }
 
 export const INDEXED_COLUMNS = ['trace_id', 'created_at', 'outcome', 'reason', 'role', 'as_of'] as const;
@@ -39,6 +66,7 @@ export function storedFromRow(row: TraceRow): StoredTrace {
     parsed = {};
   }
   const result = TraceSchema.safeParse(parsed);
+  const purged = isTombstone(row.body);
   return {
     seq: Number(row.seq),
     trace: result.success ? result.data : (parsed as Trace),
@@ -47,6 +75,7 @@ export function storedFromRow(row: TraceRow): StoredTrace {
     prevHash: row.prev_hash,
     hash: row.hash,
     columns: Object.fromEntries(INDEXED_COLUMNS.map((c) => [c, row[c]])) as Record<IndexedColumn, string | null>,
+    purged,
   };
 }
 
@@ -80,6 +109,11 @@ export interface TraceStore {
   list(filter: TraceFilter): Promise<readonly StoredTrace[]>;
   /** The newest link of the hash chain, for an auditor to keep outside the system. */
   head(): Promise<{ readonly seq: number; readonly hash: string } | null>;
+  /**
+   * Retention: replace the payload of every trace created before `before` with a tombstone, keeping
+   * its digest and chain links (so the chain still verifies), and record the purge.
+   */
+  purge(request: { readonly before: string; readonly now: Date }): Promise<{ readonly purged: number }>;
   /** How many traces per outcome and reason. */
   counts(): Promise<readonly OutcomeCount[]>;
   /** Oldest first, from after `afterSeq`: for chain verification and replay. */
