@@ -18,7 +18,7 @@ const QUESTIONS = [
 /** Alter a stored row the way an attacker with file access would: around the append-only triggers. */
 function tamper(file: string, sql: string, ...params: unknown[]): void {
   const db = new Database(file);
-  const triggers = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger'").all();
+  const triggers = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'traces'").all();
   db.exec('DROP TRIGGER traces_no_update; DROP TRIGGER traces_no_delete;');
   db.prepare(sql).run(...params);
   for (const t of triggers) db.exec(t.sql);
