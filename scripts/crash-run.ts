@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { bodyDigest, chainHash, GENESIS_HASH, type TraceStore } from '../src/trace/index.js';
+
+const WRITER = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
+
+export interface CrashResult {
+  readonly cycles: number;
+  readonly acknowledged: number;
+  readonly stored: number;
+  readonly missing: readonly string[];
+  readonly chainProblems: readonly string[];
+}
+
+/**
+ * Keep `writers` processes appending while killing one with SIGKILL every few milliseconds and
+ * starting a new one, for `cycles` kills; then check that every acknowledged trace is stored and
+ * that the stored chain is one unbroken line.
+ */
+export async function crashRun(options: { readonly target: string; readonly schema?: string; readonly writers: number; readonly cycles: number; readonly open: () => Promise<TraceStore> }): Promise<CrashResult> {
+  const acknowledged = new Set<string>();
+  const writing = new WeakSet<ChildProcess>();
+  const start = (): ChildProcess => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, options.target, options.schema ?? ''], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') acknowledged.add(line);
+      writing.add(child);
+    });
+    return child;
+  };
+  const exited = (child: ChildProcess): Promise<void> => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => {
+      resolve();
+    });
+  });
+  const children = Array.from({ length: options.writers }, start);
+  await new Promise((r) => setTimeout(r, 1500));
+  for (let cycle = 0; cycle < options.cycles; ) {
+    await new Promise((r) => setTimeout(r, 10 + Math.random() * 40));
+    // Kill only writers that are appending, so every kill can land mid-transaction.
+    const candidates = children.map((c, i) => [c, i] as const).filter(([c]) => writing.has(c));
+    const pick = candidates[Math.floor(Math.random() * candidates.length)];
+    if (pick === undefined) continue;
+    const [victim, i] = pick;
+    cycle += 1;
+    victim.kill('SIGKILL');
+    await exited(victim);
+    children[i] = start();
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(children.map(exited));
+
+  const store = await options.open();
+  try {
+    const missing: string[] = [];
+    for (const id of acknowledged) if ((await store.get(id)) === null) missing.push(id);
+    const chainProblems: string[] = [];
+    let previous = GENESIS_HASH;
+    let expected = 1;
+    let stored = 0;
+    for (let after = 0; ; ) {
+      const rows = await store.scan({ afterSeq: after, limit: 1000 });
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        if (row.seq !== expected) chainProblems.push(`#${row.seq}: expected seq ${expected}`);
+        if (row.prevHash !== previous) chainProblems.push(`#${row.seq}: prev_hash does not link`);
+        if (bodyDigest(row.body) !== row.bodySha256 || chainHash(row.prevHash, row.bodySha256) !== row.hash) chainProblems.push(`#${row.seq}: hash mismatch`);
+        previous = row.hash;
+        expected = row.seq + 1;
+        after = row.seq;
+        stored += 1;
+      }
+    }
+    return { cycles: options.cycles, acknowledged: acknowledged.size, stored, missing, chainProblems };
+  } finally {
+    await store.close();
+  }
+}
