@@ -5,37 +5,17 @@
  * Run: npx tsx bench/trace-appends.ts   (PostgreSQL when CITETRACE_TEST_PG=postgres://... is set)
  */
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { Trace } from '../src/domain/index.js';
+import { sampleTrace } from '../scripts/sample-trace.js';
 import { createPostgresTraceStore, createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 
 const SECONDS = 5;
 const WRITERS = [1, 8, 32];
 
-function trace(): Trace {
-  return {
-    trace_id: randomUUID() as Trace['trace_id'],
-    created_at: new Date().toISOString(),
-    query: 'Until what time can I get blood drawn at the Harbor lab?',
-    normalized_query: 'until what time can i get blood drawn at the harbor lab?',
-    role: 'patient',
-    as_of: '2026-12-02',
-    outcome: 'abstain',
-    reason: 'NO_SUPPORT',
-    answer: "I can't verify an answer to that.",
-    retrieved: [],
-    sentences: [],
-    citations: [],
-    config: { retriever: 'bench', embedder: 'bench', generator: 'bench', prompt_version: 'none', index_snapshot: '1:bench', k: 5, candidates: 8 },
-    detail: null,
-    rejected: null,
-  };
-}
 
 const open = (target: string, schema?: string): Promise<TraceStore> =>
   target.startsWith('postgres') ? createPostgresTraceStore({ url: target, ...(schema ? { schema } : {}) }) : Promise.resolve(createSqliteTraceStore({ file: target }));
@@ -46,7 +26,7 @@ if (process.argv[2] === 'writer') {
   const until = Date.now() + SECONDS * 1000;
   let n = 0;
   while (Date.now() < until) {
-    await store.append(trace());
+    await store.append(sampleTrace());
     n += 1;
   }
   await store.close();

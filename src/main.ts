@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
 import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
-import { createExtractiveGenerator } from './generate/index.js';
+import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
@@ -52,7 +52,7 @@ export async function openRuntime(options: {
   const embedder = options.embedder ?? (await createEmbedder(config, options.onProgress));
   const store = await createTraceStore(config);
   const retriever = createHybridRetriever({ index, embedder });
-  const generator = createExtractiveGenerator();
+  const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,

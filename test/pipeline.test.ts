@@ -119,7 +119,7 @@ describe('the pipeline, outcome by outcome', () => {
     expect(trace.reason).toBe(reason);
     expect(trace.answer).toMatch(/^I can't verify an answer/u);
     expect(trace.citations).toEqual([]);
-    if (reason !== 'GENERATOR_ERROR') expect(trace.rejected?.text.length).toBeGreaterThan(0);
+    if (reason !== 'GENERATOR_ERROR') expect(trace.rejected[0]?.text.length).toBeGreaterThan(0);
     expect((await store.get(trace.trace_id))?.trace.reason).toBe(reason);
   });
 

@@ -4,29 +4,10 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Trace } from '../src/domain/index.js';
+import { sampleTrace } from '../scripts/sample-trace.js';
 import { bodyDigest, canonicalJson, chainHash, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
 
-export function sampleTrace(overrides: Partial<Trace> = {}): Trace {
-  return {
-    trace_id: randomUUID() as Trace['trace_id'],
-    created_at: '2026-12-02T10:00:00.000Z',
-    query: 'Until what time is the Harbor lab open?',
-    normalized_query: 'until what time is the harbor lab open?',
-    role: 'patient',
-    as_of: '2026-12-02',
-    outcome: 'abstain',
-    reason: 'NO_SUPPORT',
-    answer: 'I cannot verify that.',
-    retrieved: [],
-    sentences: [],
-    citations: [],
-    config: { retriever: 'r', embedder: 'e', generator: 'g', prompt_version: 'none', index_snapshot: '1:abc', k: 5, candidates: 8 },
-    detail: null,
-    rejected: null,
-    ...overrides,
-  };
-}
 
 /** One backend under the contract: how to open a store on a fresh database, and how to reach it around the store. */
 interface Backend {

@@ -23,6 +23,16 @@ export const ConfigSchema = z.object({
   candidates: z.number().int().min(1).max(50),
   /** Passages offered to the generator: the context budget. */
   k: z.number().int().min(1).max(50),
+  /** An OpenAI-compatible chat model; without it the extractive generator answers. */
+  llm: z
+    .object({
+      baseURL: z.url(),
+      model: z.string().min(1),
+      apiKey: z.string(),
+      timeoutMs: z.number().int().positive(),
+      maxTokens: z.number().int().positive(),
+    })
+    .optional(),
 });
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
@@ -52,6 +62,16 @@ export function loadConfig(input: ConfigInput): Config {
     allowHub: env.CITETRACE_ALLOW_HUB === '1',
     candidates: intFrom(env.CITETRACE_CANDIDATES, 8),
     k: intFrom(env.CITETRACE_K, 5),
+    llm:
+      env.CITETRACE_LLM_BASE_URL === undefined || env.CITETRACE_LLM_BASE_URL === ''
+        ? undefined
+        : {
+            baseURL: env.CITETRACE_LLM_BASE_URL,
+            model: env.CITETRACE_LLM_MODEL ?? '',
+            apiKey: env.CITETRACE_LLM_API_KEY ?? env.OPENAI_API_KEY ?? 'unused',
+            timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
+            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
+          },
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

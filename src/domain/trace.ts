@@ -89,7 +89,17 @@ export const TraceSchema = z.looseObject({
   config: TraceConfigSchema,
   /** Why the pipeline decided as it did (scope rule, support score, clarification), for operators. */
   detail: z.string().nullable(),
-  rejected: RejectedDraftSchema.nullable(),
+  /** Drafts the validator rejected, in order (a repaired answer keeps its first attempt here). */
+  rejected: z.array(RejectedDraftSchema),
+  /** What generation cost: passages offered and, for model-backed generators, each attempt's model, tokens and latency. */
+  generation: z
+    .object({
+      passages_offered: z.number().int().nonnegative(),
+      attempts: z.array(
+        z.object({ model: z.string(), prompt_tokens: z.number().int().nullable(), completion_tokens: z.number().int().nullable(), latency_ms: z.number() }),
+      ),
+    })
+    .nullable(),
 });
 export type Trace = z.infer<typeof TraceSchema>;
 

@@ -1,5 +1,4 @@
 import {
-  assertNever,
   CitetraceError,
   IsoDateSchema,
   labelOf,
@@ -11,9 +10,9 @@ import {
   type Reason,
   type Role,
   type Trace,
-  type TraceSentence,
 } from '../domain/index.js';
-import { addressingLabels, scoreSentences, validateAnswer } from '../cite/index.js';
+import { addressingLabels, scoreSentences } from '../cite/index.js';
+import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import {
   abstentionMessage,
@@ -68,6 +67,7 @@ interface Decision {
   readonly citations: Trace['citations'];
   readonly detail: string | null;
   readonly rejected: Trace['rejected'];
+  readonly generation: Trace['generation'];
 }
 
 function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k: number): Trace['retrieved'] {
@@ -97,7 +97,7 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
   const scopeRules = scopeRulesWith(deps.assistant.scope);
-  const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = null): Decision => ({
+  const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = [], generation: Trace['generation'] = null): Decision => ({
     outcome: 'abstain',
     reason,
     answer: abstentionMessage(deps.assistant),
@@ -105,6 +105,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     citations: [],
     detail,
     rejected,
+    generation,
   });
 
   return {
@@ -132,7 +133,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             sentences: [],
             citations: [],
             detail: `scope rule: ${scope.rule}`,
-            rejected: null,
+            rejected: [],
+            generation: null,
           };
         }
         const mentioned = mentionedEntities(analysis, deps.assistant);
@@ -169,38 +171,27 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             sentences: [],
             citations: [],
             detail: `leading passages differ by ${clarification.entityType}: ${clarification.options.join(', ')}`,
-            rejected: null,
+            rejected: [],
+            generation: null,
           };
         }
 
-        let draft;
-        try {
-          draft = await deps.generator.generate({ question: question.original, analysis, passages: offered, ...(request.signal ? { signal: request.signal } : {}) });
-        } catch (error) {
-          return abstain('GENERATOR_ERROR', error instanceof Error ? error.message : String(error));
-        }
-        switch (draft.kind) {
-          case 'abstain':
-            return abstain(draft.reason, draft.detail);
-          case 'answer': {
-            const validation = validateAnswer(draft.text, offered);
-            if (!validation.ok) {
-              return abstain(validation.reason, validation.detail, { text: draft.text, sentences: [...validation.sentences], detail: validation.detail });
-            }
-            const sentences: TraceSentence[] = validation.sentences.map((s) => ({ text: s.text, labels: [...s.labels], support: s.support }));
-            return {
-              outcome: 'answer',
-              reason: null,
-              answer: sentences.map((s) => s.text).join(' '),
-              sentences,
-              citations: [...validation.citations],
-              detail: null,
-              rejected: null,
-            };
-          }
-          default:
-            return assertNever(draft);
-        }
+        const generated = await generateValidated(
+          deps.generator,
+          { question: question.original, analysis, passages: offered, ...(request.signal ? { signal: request.signal } : {}) },
+          offered,
+        );
+        if (!generated.ok) return abstain(generated.reason, generated.detail, generated.rejected, generated.generation);
+        return {
+          outcome: 'answer',
+          reason: null,
+          answer: generated.sentences.map((s) => s.text).join(' '),
+          sentences: generated.sentences,
+          citations: generated.citations,
+          detail: null,
+          rejected: generated.rejected,
+          generation: generated.generation,
+        };
       };
 
       const decision = await decide();
