@@ -40,7 +40,10 @@ export async function crashRun(options: { readonly target: string; readonly sche
   });
   const children = Array.from({ length: options.writers }, start);
   await new Promise((r) => setTimeout(r, 1500));
+  // A stalled store (no writer acknowledging anything) must end the run, not hang it.
+  const deadline = Date.now() + 60_000 + options.cycles * 1_000;
   for (let cycle = 0; cycle < options.cycles; ) {
+    if (Date.now() > deadline) throw new Error(`crash run stalled after ${cycle} of ${options.cycles} kills: no writer is acknowledging appends`);
     await new Promise((r) => setTimeout(r, 10 + Math.random() * 40));
     // Kill only writers that are appending, so every kill can land mid-transaction.
     const candidates = children.map((c, i) => [c, i] as const).filter(([c]) => writing.has(c));
