@@ -118,34 +118,18 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       return Promise.resolve(row === undefined ? null : storedFromRow(row));
     },
     list(filter: TraceFilter) {
-      const where: string[] = [];
-      const params: Record<string, string | number> = { limit: filter.limit };
-      if (filter.outcome !== undefined) {
-        where.push('outcome = @outcome');
-        params.outcome = filter.outcome;
-      }
-      if (filter.reason !== undefined) {
-        where.push('reason = @reason');
-        params.reason = filter.reason;
-      }
-      if (filter.before !== undefined) {
-        where.push('seq < @before');
-        params.before = filter.before;
-      }
-      if (filter.source !== undefined) {
-        where.push("EXISTS (SELECT 1 FROM json_each(body, '$.citations') WHERE json_extract(value, '$.source_id') = @source)");
-        params.source = filter.source;
-      }
-      if (filter.from !== undefined) {
-        where.push('created_at >= @from');
-        params.from = filter.from;
-      }
-      if (filter.to !== undefined) {
-        where.push('created_at < @to');
-        params.to = filter.to;
-      }
-      const sql = `SELECT ${COLUMNS} FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
-      return Promise.resolve(db.prepare<Record<string, string | number>, TraceRow>(sql).all(params).map(storedFromRow));
+      const conditions: Record<Exclude<keyof TraceFilter, 'limit'>, string> = {
+        outcome: 'outcome = @outcome',
+        reason: 'reason = @reason',
+        before: 'seq < @before',
+        source: "EXISTS (SELECT 1 FROM json_each(body, '$.citations') WHERE json_extract(value, '$.source_id') = @source)",
+        from: 'created_at >= @from',
+        to: 'created_at < @to',
+      };
+      const given = (Object.keys(conditions) as (keyof typeof conditions)[]).filter((key) => filter[key] !== undefined);
+      const params = Object.fromEntries([['limit', filter.limit], ...given.map((key) => [key, filter[key]])]) as Record<string, string | number>;
+      const where = given.length > 0 ? `WHERE ${given.map((key) => conditions[key]).join(' AND ')}` : '';
+      return Promise.resolve(db.prepare<Record<string, string | number>, TraceRow>(`SELECT ${COLUMNS} FROM traces ${where} ORDER BY seq DESC LIMIT @limit`).all(params).map(storedFromRow));
     },
     head() {
       return Promise.resolve(head.get() ?? null);
