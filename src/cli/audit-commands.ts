@@ -13,6 +13,8 @@ export interface AuditIo {
   readonly err: (text: string) => void;
   readonly isTty: boolean;
   readonly config: () => Config;
+  /** One line of progress on stderr. */
+  readonly progress: (message: string) => void;
 }
 
 const share = parseShare;
@@ -62,9 +64,6 @@ function summary(m: EvalMetrics, passed: number): string {
 }
 
 export function registerAuditCommands(program: Command, io: AuditIo): void {
-  const say = (message: string): void => {
-    io.err(`${message}\n`);
-  };
   program
     .command('eval')
     .description('run evaluation cases through the ask pipeline, persist the traces, write a report')
@@ -82,7 +81,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (file: string, opts: Gates & { asOf?: string; json?: string; html?: string; sweep?: boolean }) => {
       const cases = await readCases(file);
       const config = io.config();
-      const runtime = await openRuntime({ config, onProgress: say });
+      const runtime = await openRuntime({ config, onProgress: io.progress });
       try {
         const report = await runEval({
           cases,
@@ -111,7 +110,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (id: string | undefined, opts: { all?: boolean }) => {
       if ((id === undefined) === (opts.all !== true)) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all');
       const config = io.config();
-      const runtime = await openRuntime({ config, onProgress: say });
+      const runtime = await openRuntime({ config, onProgress: io.progress });
       try {
         const report = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir: config.dataDir, traceId: id });
         for (const f of report.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
@@ -146,7 +145,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .option('--fail-on-change', 'exit 3 when any replayed trace differs')
     .option('--json', 'print the report as JSON')
     .action(async (opts: { limit?: number; failOnChange?: boolean; json?: boolean }) => {
-      const runtime = await openRuntime({ config: io.config(), onProgress: say });
+      const runtime = await openRuntime({ config: io.config(), onProgress: io.progress });
       // Replays persist into a scratch store: a replay never adds to the audit record it reads.
       const scratch = createSqliteTraceStore({ file: ':memory:' });
       try {

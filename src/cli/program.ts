@@ -34,6 +34,17 @@ const DEMO_QUESTIONS = [
 const parsePort = intArg(0, 65535, 'a port number');
 const parseLimit = intArg(1, 10_000);
 
+/** Keep a long-running command alive until SIGINT or SIGTERM, then shut it down cleanly. */
+function untilSignal(shutdown: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      void shutdown().then(resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
 /** Build the CLI; actions resolve when done and throw CitetraceError for bad input. */
 export function buildProgram(io: Io): Command {
   const program = new Command('citetrace')
@@ -81,13 +92,7 @@ export function buildProgram(io: Io): Command {
       });
       await watcher.ready;
       io.err(`watching ${dir} (Ctrl-C to stop)\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          void watcher.close().then(resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await untilSignal(() => watcher.close());
     });
 
   program
@@ -140,7 +145,7 @@ export function buildProgram(io: Io): Command {
       }
     });
 
-  registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config });
+  registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config, progress });
 
   program
     .command('db')
@@ -188,15 +193,9 @@ export function buildProgram(io: Io): Command {
     const service = await createService({ config: cfg, embedder, keys, rateLimitPerMinute: cfg.rateLimitPerMinute });
     const address = await service.app.listen({ host, port });
     io.out(`citetrace serving ${address} (console: ${address}/console, API: ${address}/openapi.json)\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        void service.close().then(() => {
-          keys.close();
-          resolve();
-        });
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    await untilSignal(async () => {
+      await service.close();
+      keys.close();
     });
   };
 

@@ -113,12 +113,22 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
     revisions.set(meta.revision, meta);
   }
   const present = new Set(manifest.present);
+  // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
+  const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
 
   return {
     manifest,
     snapshotId: snapshotIdOf(manifest),
     revisions,
-    inForce: ({ role, asOf }) => selectInForce(revisions.values(), { role, asOf, present }),
+    inForce: ({ role, asOf }) => {
+      const key = `${role}@${asOf}`;
+      let chosen = inForceCache.get(key);
+      if (chosen === undefined) {
+        chosen = selectInForce(revisions.values(), { role, asOf, present });
+        inForceCache.set(key, chosen);
+      }
+      return chosen;
+    },
     async vectorSearch({ vector, revisions: allowed, limit }) {
       if (allowed.length === 0) return [];
       const rows = (await passagesTable
