@@ -9,7 +9,8 @@ describe('kill -9 while appending (short version; bench/crash.ts runs the long o
     const file = path.join(await tempDir(), 'traces.sqlite');
     await createSqliteTraceStore({ file }).close();
     const result = await crashRun({ target: file, writers: 8, cycles: 25, open: () => Promise.resolve(createSqliteTraceStore({ file })) });
-    expect(result.acknowledged).toBeGreaterThan(100);
+    // Only writers that had acknowledged an append are killed, so every kill adds at least one.
+    expect(result.acknowledged).toBeGreaterThanOrEqual(result.cycles);
     expect(result.missing).toEqual([]);
     expect(result.chainProblems).toEqual([]);
     expect(result.stored).toBeGreaterThanOrEqual(result.acknowledged);
