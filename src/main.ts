@@ -5,6 +5,7 @@ import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
+import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
 
 /** Composition root: the one place that turns configuration into ready adapters. */
@@ -24,6 +25,11 @@ export const isPostgresUrl = (traces: string): boolean => /^postgres(?:ql)?:\/\/
 /** SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on open). */
 export function createTraceStore(config: Config): Promise<TraceStore> {
   return isPostgresUrl(config.traces) ? createPostgresTraceStore({ url: config.traces }) : Promise.resolve(createSqliteTraceStore({ file: config.traces }));
+}
+
+/** OTLP export when an endpoint is configured (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); otherwise no spans at all. */
+export function createTelemetry(config: Config): Promise<Telemetry> {
+  return config.telemetry === undefined ? Promise.resolve(NOOP_TELEMETRY) : createOtlpTelemetry(config.telemetry);
 }
 
 export interface RuntimeOverrides {
@@ -46,6 +52,8 @@ export async function openRuntime(options: {
   readonly embedder?: Embedder;
   readonly onProgress?: (message: string) => void;
   readonly clock?: () => Date;
+  /** Shared across runtimes by a long-running service, which shuts it down; otherwise the runtime creates its own and shuts it down on close. */
+  readonly telemetry?: Telemetry;
 }): Promise<Runtime> {
   const { config } = options;
   const index = await openPolicyIndex({ dataDir: config.dataDir });
@@ -53,6 +61,7 @@ export async function openRuntime(options: {
   const store = await createTraceStore(config);
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
+  const telemetry = options.telemetry ?? (await createTelemetry(config));
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
@@ -65,6 +74,7 @@ export async function openRuntime(options: {
       clock: options.clock ?? (() => new Date()),
       newId: randomUUID,
       redact: (text) => redact(text).text,
+      telemetry,
     });
   return {
     index,
@@ -74,6 +84,8 @@ export async function openRuntime(options: {
     async close() {
       await store.close();
       index.close();
+      // Flush spans before a CLI process exits.
+      if (options.telemetry === undefined) await telemetry.shutdown();
     },
   };
 }

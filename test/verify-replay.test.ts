@@ -56,7 +56,7 @@ describe('verify and replay', () => {
 
   it('replay reports a changed configuration as changed retrieval and outcome', async () => {
     const scratch = createSqliteTraceStore({ file: ':memory:' });
-    const report = await replayTraces({ store: runtime.store, assistant: runtime.assistantWith({ store: scratch, k: 1 }) });
+    const report = await replayTraces({ store: runtime.store, assistant: runtime.assistantWith({ store: scratch, k: 1, retrievalMode: 'fts' }) });
     await scratch.close();
     expect(report.differences.length).toBeGreaterThan(0);
   });

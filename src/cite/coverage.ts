@@ -1,6 +1,6 @@
 import type { LabeledPassage } from '../domain/index.js';
 import { isInstruction } from '../policy/index.js';
-import { analysisTerms, askedDetails, detailCues, passageSentences, statedDetails } from '../text/index.js';
+import { analysisTerms, channelsOf, passageSentences, questionFocus, statedDetails, type QuestionFocus } from '../text/index.js';
 
 export interface ScoredSentence {
   readonly label: string;
@@ -8,8 +8,16 @@ export interface ScoredSentence {
   readonly rank: number;
   readonly position: number;
   readonly text: string;
-  /** Weighted share of the question's content words the sentence states, 0..1. */
+  /** Weighted share of the question's focus terms the sentence states, 0..1. */
   readonly coverage: number;
+  /**
+   * What the sentence lacks to address the question: asked details (#time, #fee, ...) its passage
+   * does not state, "topic" when it names none of the question's most specific topics, "channel"
+   * when it is about another way of doing it (the portal, asked about the phone).
+   */
+  readonly missing: readonly string[];
+  /** Whether the sentence itself states every asked detail (not only its passage). */
+  readonly statesDetails: boolean;
 }
 
 /** A sentence is read under its page title and section headings: "Eastside Clinic hours" gives "hours" to every sentence below it. */
@@ -22,44 +30,74 @@ export function contextTerms(p: SupportingText): string[] {
   return analysisTerms([p.revision.title, ...p.passage.headings].join(' '));
 }
 
+/** Least coverage for a sentence to count as addressing the question; one reviewed setting. */
+export const MIN_COVERAGE = 0.3;
+
+/** The question's support decision over the offered passages; its figures go into the trace. */
+export interface SupportDecision {
+  readonly focus: QuestionFocus;
+  /** Every answer-capable sentence, best first. */
+  readonly scored: readonly ScoredSentence[];
+  /** Topics of the question that no offered passage names at all. */
+  readonly unnamed: readonly string[];
+  /** Labels of passages holding a sentence that addresses the question. */
+  readonly addressing: ReadonlySet<string>;
+}
+
+/** One insertion, deletion or substitution apart ("tiket" and "ticket"): a typo, not another word. */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  // Skip the differing character in the longer word (in both, for a substitution); the rest must match.
+  return a.slice(i + (a.length >= b.length ? 1 : 0)) === b.slice(i + (b.length >= a.length ? 1 : 0));
+}
+
+/** Does this sentence address the question: enough of its focus, and every detail it asks? */
+export const addresses = (s: ScoredSentence): boolean => s.coverage >= MIN_COVERAGE && s.missing.length === 0;
+
 /**
- * Score every answer-capable sentence of the offered passages by how much of the question it
- * states: the question's content words, each weighted by its rarity among the candidate sentences
- * (an idf over this small set), so "lab" on every lab page counts less than "walk-in". The detail
- * asked for (a time, a fee, ...) counts as a term that only sentences stating such a detail have.
- * Sentences that address the assistant (injected instructions) are never candidates.
+ * Score every answer-capable sentence of the offered passages by how much of the question's
+ * focus it states: each focus term weighted by its rarity among the candidate sentences (an idf
+ * over this small set), so "lab" on every lab page counts less than "walk-in". An asked detail
+ * (a time, a fee, ...) is a requirement: a sentence that states none addresses nothing, however
+ * many words it shares. A topic no offered passage names ("a pharmacy", "the wait") means the
+ * material does not answer, whatever else matches. Sentences addressed to an assistant (injected
+ * instructions) are never candidates.
  */
-export function scoreSentences(question: string, passages: readonly LabeledPassage[]): ScoredSentence[] {
+export function decideSupport(question: string, passages: readonly LabeledPassage[], names: ReadonlySet<string> = new Set()): SupportDecision {
+  const focus = questionFocus(question, names);
   const candidates = passages.flatMap((p, rank) => {
     const context = contextTerms(p);
     return passageSentences(p.passage.text)
       .filter((text) => !isInstruction(text))
-      .map((text, position) => ({
-        label: p.label,
-        rank,
-        position,
-        text,
-        terms: new Set([...context, ...analysisTerms(text), ...statedDetails(text)]),
-      }));
+      .map((text, position) => ({ label: p.label, rank, position, text, terms: new Set([...context, ...analysisTerms(text), ...statedDetails(text)]) }));
   });
-  const asked = askedDetails(question);
-  const cues = detailCues(asked);
-  const terms = [...new Set([...analysisTerms(question).filter((t) => !cues.has(t)), ...asked])];
-  if (terms.length === 0 || candidates.length === 0) return [];
-  const weight = new Map(terms.map((t) => [t, Math.log(1 + candidates.length / (1 + candidates.filter((c) => c.terms.has(t)).length))]));
+  const named = new Set(candidates.flatMap((c) => [...c.terms]));
+  const unnamed = focus.topics.filter((t) => !named.has(t) && !(t.length >= 4 && [...named].some((n) => withinOneEdit(t, n))));
+  if (focus.terms.length === 0 || candidates.length === 0) return { focus, scored: [], unnamed, addressing: new Set() };
+  const weight = new Map(focus.terms.map((t) => [t, Math.log(1 + candidates.length / (1 + candidates.filter((c) => c.terms.has(t)).length))]));
   const total = [...weight.values()].reduce((a, b) => a + b, 0);
-  return candidates
-    .map(({ terms: sentenceTerms, ...c }) => ({
+  // An asked detail may sit in the next sentence of the same passage ("... is a late cancellation. The fee is $25."):
+  // the passage must state it, and sentences that state it themselves rank first.
+  const passageStates = new Map(passages.map((p) => [p.label, new Set(candidates.filter((c) => c.label === p.label).flatMap((c) => [...c.terms]))]));
+  // The most specific things asked about (the rarest topics the material names): a sentence naming none of them is about something else.
+  const rarest = Math.max(0, ...focus.topics.map((t) => weight.get(t) ?? 0));
+  const specific = focus.topics.filter((t) => rarest > 0 && (weight.get(t) ?? 0) >= rarest);
+  const scored: ScoredSentence[] = candidates.map(({ terms, ...c }) => {
+    const channels = channelsOf(terms);
+    return {
       ...c,
-      coverage: terms.reduce((sum, t) => sum + (sentenceTerms.has(t) ? (weight.get(t) ?? 0) : 0), 0) / total,
-    }))
-    .sort((a, b) => b.coverage - a.coverage || a.rank - b.rank || a.position - b.position);
-}
-
-/** Least coverage for a sentence to count as addressing the question; one reviewed setting. */
-export const MIN_COVERAGE = 0.5;
-
-/** The labels of passages holding at least one sentence that addresses the question. */
-export function addressingLabels(scored: readonly ScoredSentence[], minCoverage: number = MIN_COVERAGE): ReadonlySet<string> {
-  return new Set(scored.filter((s) => s.coverage >= minCoverage).map((s) => s.label));
+      coverage: focus.terms.reduce((sum, t) => sum + (terms.has(t) ? (weight.get(t) ?? 0) : 0), 0) / total,
+      missing: [
+        ...[...focus.details].filter((d) => !(passageStates.get(c.label)?.has(d) ?? false)),
+        ...(specific.length > 0 && !specific.some((t) => terms.has(t)) ? ['topic'] : []),
+        ...(focus.channels.size > 0 && channels.size > 0 && ![...focus.channels].some((ch) => channels.has(ch)) ? ['channel'] : []),
+      ],
+      statesDetails: [...focus.details].every((d) => terms.has(d)),
+    };
+  });
+  scored.sort((a, b) => Number(b.statesDetails) - Number(a.statesDetails) || b.coverage - a.coverage || a.rank - b.rank || a.position - b.position);
+  return { focus, scored, unnamed, addressing: new Set(unnamed.length > 0 ? [] : scored.filter(addresses).map((s) => s.label)) };
 }

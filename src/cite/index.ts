@@ -1,4 +1,5 @@
-export { addressingLabels, MIN_COVERAGE, scoreSentences, type ScoredSentence, type SupportingText } from './coverage.js';
+export { addresses, decideSupport, MIN_COVERAGE, withinOneEdit, type ScoredSentence, type SupportDecision, type SupportingText } from './coverage.js';
 export { checkLabels, parseLabeledSentences, stripLabels, type LabelCheck, type LabeledSentence } from './labels.js';
 export { SUPPORT_THRESHOLD, supportScore } from './support.js';
 export { validateAnswer, type Validation, type ValidatedSentence } from './validate.js';
+export { CONFLICT_MARGIN, findConflict, SAME_CLAIM_OVERLAP, type Conflict } from './conflict.js';

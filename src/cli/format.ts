@@ -38,6 +38,7 @@ export function formatTraceDetail(stored: StoredTrace): string {
     '',
     `outcome: ${t.outcome}${t.reason === null ? '' : ` (${t.reason})`}${t.detail === null ? '' : ` · ${t.detail}`}`,
     `config: ${JSON.stringify(t.config)}`,
+    ...(t.otel_trace_id ? [`opentelemetry trace: ${t.otel_trace_id}`] : []),
     `hash: ${stored.hash} (previous ${stored.prevHash})`,
   ];
   return lines.join('\n');

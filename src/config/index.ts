@@ -33,6 +33,16 @@ export const ConfigSchema = z.object({
       maxTokens: z.number().int().positive(),
     })
     .optional(),
+  /** OpenTelemetry trace export (OTLP/HTTP protobuf); absent: a no-op tracer. */
+  telemetry: z
+    .object({
+      /** Full OTLP traces URL, e.g. http://localhost:4318/v1/traces. */
+      endpoint: z.url(),
+      serviceName: z.string().min(1),
+      /** Put question, passage and answer text into spans (off by default: spans leave the process). */
+      content: z.boolean(),
+    })
+    .optional(),
 });
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
@@ -45,10 +55,23 @@ function intFrom(value: string | undefined, fallback: number): number {
   return value === undefined || value === '' ? fallback : Number(value);
 }
 
+/**
+ * The OTLP traces URL by the OpenTelemetry environment rules: the signal-specific variable as is,
+ * else the base endpoint with v1/traces appended; none (or OTEL_SDK_DISABLED=true): telemetry off.
+ */
+function otlpTracesEndpoint(env: ConfigInput['env']): string | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces !== undefined && traces !== '') return traces;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return base === undefined || base === '' ? undefined : `${base.replace(/\/+$/u, '')}/v1/traces`;
+}
+
 export function loadConfig(input: ConfigInput): Config {
   const { env } = input;
   const dataDir = input.dataDir ?? env.CITETRACE_DATA ?? 'index';
   const cacheHome = env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
+  const otlpEndpoint = otlpTracesEndpoint(env);
   const parsed = ConfigSchema.safeParse({
     dataDir,
     traces: env.CITETRACE_TRACES ?? path.join(dataDir, 'traces.sqlite'),
@@ -72,6 +95,10 @@ export function loadConfig(input: ConfigInput): Config {
             timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
             maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
           },
+    telemetry:
+      otlpEndpoint === undefined
+        ? undefined
+        : { endpoint: otlpEndpoint, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'citetrace', content: env.CITETRACE_OTEL_CONTENT === '1' },
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

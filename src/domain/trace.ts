@@ -36,6 +36,8 @@ export const RetrievedSchema = z.object({
   components: z.record(z.string(), z.object({ score: z.number(), rank: z.number().int().positive() }).nullable()),
   /** Whether the passage was among the k offered to the generator (the context budget). */
   offered: z.boolean(),
+  /** Support decision: the best share of the question's focus one of its sentences states (offered passages only). */
+  coverage: z.number().optional(),
 });
 export type Retrieved = z.infer<typeof RetrievedSchema>;
 
@@ -89,6 +91,11 @@ export const TraceSchema = z.looseObject({
   config: TraceConfigSchema,
   /** Why the pipeline decided as it did (scope rule, support score, clarification), for operators. */
   detail: z.string().nullable(),
+  /** The support decision's reading of the question: what it asks about, which topics no offered passage names, and the threshold applied. */
+  support_decision: z
+    .object({ focus: z.array(z.string()), unnamed: z.array(z.string()), min_coverage: z.number() })
+    .nullable()
+    .optional(),
   /** Drafts the validator rejected, in order (a repaired answer keeps its first attempt here). */
   rejected: z.array(RejectedDraftSchema),
   /** What generation cost: passages offered and, for model-backed generators, each attempt's model, tokens and latency. */
@@ -100,6 +107,8 @@ export const TraceSchema = z.looseObject({
       ),
     })
     .nullable(),
+  /** The OpenTelemetry trace id of this ask (32 lowercase hex), null when telemetry was off; absent in traces stored before it was recorded. */
+  otel_trace_id: z.string().regex(/^[0-9a-f]{32}$/).nullable().optional(),
 });
 export type Trace = z.infer<typeof TraceSchema>;
 

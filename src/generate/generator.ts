@@ -1,3 +1,4 @@
+import type { SupportDecision } from '../cite/index.js';
 import type { LabeledPassage } from '../domain/index.js';
 
 export interface GenerateRequest {
@@ -7,6 +8,8 @@ export interface GenerateRequest {
   readonly analysis: string;
   /** The only material a generator may use, labeled S1..Sk. */
   readonly passages: readonly LabeledPassage[];
+  /** The pipeline's support decision over these passages: which sentences address the question. */
+  readonly support: SupportDecision;
   readonly signal?: AbortSignal;
 }
 
@@ -23,9 +26,17 @@ export type Draft =
   | { readonly kind: 'answer'; readonly text: string; readonly usage?: GenerationUsage }
   | { readonly kind: 'abstain'; readonly reason: 'NO_SUPPORT' | 'GENERATOR_ERROR'; readonly detail: string; readonly usage?: GenerationUsage };
 
+/** What a model-backed generator calls: the API family (OpenTelemetry gen_ai.system) and the requested model. */
+export interface ModelIdentity {
+  readonly system: string;
+  readonly name: string;
+}
+
 export interface Generator {
   readonly id: string;
   readonly promptVersion: string;
+  /** Set by model-backed generators (their spans are LLM spans); absent for the extractive one. */
+  readonly model?: ModelIdentity;
   generate(request: GenerateRequest): Promise<Draft>;
   /** One more attempt after a rejected draft, told what was wrong (bounded repair); optional. */
   repair?(request: GenerateRequest, previous: string, violation: string): Promise<Draft>;

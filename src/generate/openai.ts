@@ -48,6 +48,7 @@ export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generato
   return {
     id: `openai-chat(${options.model}@${options.baseURL})`,
     promptVersion: PROMPT_VERSION,
+    model: { system: 'openai', name: options.model },
     generate: (request) => complete(request, base(request)),
     repair: (request, previous, violation) =>
       complete(request, [...base(request), { role: 'assistant', content: previous }, { role: 'user', content: repairMessage(violation) }]),

@@ -44,7 +44,7 @@ function evidencePath(t: Trace, verified: { ok: boolean; problems: readonly stri
 <section class="step"><h2>2. Retrieved candidates (${t.retrieved.length})</h2>${t.retrieved.length === 0 ? '<p>None: routed before retrieval.</p>' : candidates}</section>
 <section class="step"><h2>3. Answer, sentence by sentence</h2>${sentences}${t.rejected.map((r) => `<p>Rejected draft: <q>${esc(r.text)}</q> (${esc(r.detail)})</p>`).join('')}</section>
 <section class="step"><h2>4. Outcome</h2><p><strong>${esc(t.outcome)}</strong>${t.reason ? ` · reason <strong>${esc(t.reason)}</strong>` : ''}</p>${t.detail ? `<p>${esc(t.detail)}</p>` : ''}</section>
-<section class="step"><h2>5. Configuration</h2>${table(['setting', 'value'], Object.entries(t.config).map(([k, v]) => [td(esc(k)), td(`<code>${esc(String(v))}</code>`)]))}</section>
+<section class="step"><h2>5. Configuration</h2>${table(['setting', 'value'], Object.entries(t.config).map(([k, v]) => [td(esc(k)), td(`<code>${esc(String(v))}</code>`)]))}${t.otel_trace_id ? `<p>OpenTelemetry trace <code>${esc(t.otel_trace_id)}</code></p>` : ''}</section>
 <form method="post" action="/console/traces/${esc(t.trace_id)}/verify"><button type="submit">Verify this trace</button></form>${verify}`;
 }
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { KeyStore } from '../auth/index.js';
 import type { Config } from '../config/index.js';
 import type { Embedder } from '../embed/index.js';
-import { openRuntime, type Runtime } from '../main.js';
+import { createTelemetry, openRuntime, type Runtime } from '../main.js';
 import { buildApp } from './app.js';
 import type { ServiceContext } from './context.js';
 import { createServiceMetrics } from './metrics.js';
@@ -28,7 +28,9 @@ export async function createService(options: {
   readonly rateLimitPerMinute?: number;
 }): Promise<Service> {
   const clock = options.clock ?? (() => new Date());
-  const open = (): Promise<Runtime> => openRuntime({ config: options.config, embedder: options.embedder, clock });
+  // One telemetry for the service's life, shared by the runtimes it swaps in, flushed on close.
+  const telemetry = await createTelemetry(options.config);
+  const open = (): Promise<Runtime> => openRuntime({ config: options.config, embedder: options.embedder, clock, telemetry });
   let current = await open();
   let inFlight = 0;
   const retired: Runtime[] = [];
@@ -80,6 +82,7 @@ export async function createService(options: {
       await app.close();
       await reloading;
       await Promise.all([current, ...retired].map((r) => r.close()));
+      await telemetry.shutdown();
     },
   };
 }

@@ -11,12 +11,13 @@ import {
   type Role,
   type Trace,
 } from '../domain/index.js';
-import { addressingLabels, scoreSentences } from '../cite/index.js';
+import { decideSupport, findConflict, MIN_COVERAGE } from '../cite/index.js';
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import {
   abstentionMessage,
   clarifyQuestion,
+  entityNameTerms,
   mentionedEntities,
   normalizeQuestion,
   outOfScopeMessage,
@@ -24,6 +25,14 @@ import {
   scopeRulesWith,
 } from '../policy/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
+import {
+  ioContent,
+  NOOP_TELEMETRY,
+  retrievalAttributes,
+  retrievalContent,
+  traceAttributes,
+  type Telemetry,
+} from '../telemetry/index.js';
 import type { TraceStore } from '../trace/index.js';
 
 export interface AssistantDeps {
@@ -38,6 +47,8 @@ export interface AssistantDeps {
   readonly newId: () => string;
   /** Replaces identifiers with typed placeholders in what is persisted; answering uses the original. */
   readonly redact: (text: string) => string;
+  /** A span per ask and per stage; default: none. */
+  readonly telemetry?: Telemetry;
 }
 
 /** Typed placeholders left by redaction, e.g. [NAME], in any case. */
@@ -97,6 +108,7 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
   const scopeRules = scopeRulesWith(deps.assistant.scope);
+  const entityNames = entityNameTerms(deps.assistant);
   const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = [], generation: Trace['generation'] = null): Decision => ({
     outcome: 'abstain',
     reason,
@@ -108,23 +120,33 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     generation,
   });
 
+  const telemetry = deps.telemetry ?? NOOP_TELEMETRY;
+
   return {
-    async ask(request: AskRequest): Promise<Trace> {
-      const question = normalizeQuestion(request.question);
-      // Store the minimum: identifiers never reach the trace. Routing, retrieval and the support
-      // decision read the redacted form without placeholders (names and numbers are noise to
-      // them, and a replay of the stored question then sees what the live run saw); only the
-      // generator gets the original, in memory.
-      const stored = deps.redact(question.original);
-      const storedNormalized = normalizeQuestion(stored).normalized.replace(PLACEHOLDER, (_m, t: string) => `[${t.toUpperCase()}]`);
-      const analysis = storedNormalized.replace(IDENTIFIER_CLAUSE, ' ').replace(/\s+/gu, ' ').trim();
+    ask: (request: AskRequest): Promise<Trace> => telemetry.root('ask', 'CHAIN', async (root) => {
+      const { question, stored, storedNormalized, analysis } = await root.child('normalize', 'CHAIN', () => {
+        const question = normalizeQuestion(request.question);
+        // Store the minimum: identifiers never reach the trace. Routing, retrieval and the support
+        // decision read the redacted form without placeholders (names and numbers are noise to
+        // them, and a replay of the stored question then sees what the live run saw); only the
+        // generator gets the original, in memory.
+        const stored = deps.redact(question.original);
+        const storedNormalized = normalizeQuestion(stored).normalized.replace(PLACEHOLDER, (_m, t: string) => `[${t.toUpperCase()}]`);
+        const analysis = storedNormalized.replace(IDENTIFIER_CLAUSE, ' ').replace(/\s+/gu, ' ').trim();
+        return { question, stored, storedNormalized, analysis };
+      });
       const asOf = request.asOf ?? deps.clock().toISOString().slice(0, 10);
       if (!IsoDateSchema.safeParse(asOf).success) throw new CitetraceError('BAD_INPUT', `as_of ${asOf} is not a YYYY-MM-DD date`);
 
-      let hits: readonly Hit[] = [];
       let labeled: LabeledPassage[] = [];
+      let retrieved: Trace['retrieved'] = [];
+      let supportDecision: Trace['support_decision'] = null;
       const decide = async (): Promise<Decision> => {
-        const scope = routeScope(analysis, scopeRules);
+        const scope = await root.child('route', 'CHAIN', (span) => {
+          const routed = routeScope(analysis, scopeRules);
+          span.set({ 'citetrace.in_scope': routed.inScope });
+          return routed;
+        });
         if (!scope.inScope) {
           return {
             outcome: 'out_of_scope',
@@ -138,28 +160,42 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
         const mentioned = mentionedEntities(analysis, deps.assistant);
-        hits = await deps.retriever.retrieve({
-          query: analysis,
-          role: request.role,
-          asOf,
-          entities: mentioned,
-          limit: deps.settings.candidates,
-          ...(request.signal ? { signal: request.signal } : {}),
+        await root.child('retrieve', 'RETRIEVER', async (span) => {
+          span.setContent(() => ioContent(analysis, null));
+          const hits: readonly Hit[] = await deps.retriever.retrieve({
+            query: analysis,
+            role: request.role,
+            asOf,
+            entities: mentioned,
+            limit: deps.settings.candidates,
+            ...(request.signal ? { signal: request.signal } : {}),
+          });
+          labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
+          retrieved = retrievedOf(labeled, hits, deps.settings.k);
+          span.set(retrievalAttributes(retrieved));
+          span.setContent(() => retrievalContent(retrieved));
         });
-        labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
         const offered = labeled.slice(0, deps.settings.k);
         if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
 
         // Support gate: which offered passages state any of what was asked (a score is relevance, never proof).
-        const scored = scoreSentences(analysis, offered);
-        const addressing = addressingLabels(scored);
+        const support = decideSupport(analysis, offered, entityNames);
+        const { scored, addressing, unnamed } = support;
+        supportDecision = { focus: [...support.focus.terms], unnamed: [...unnamed], min_coverage: MIN_COVERAGE };
+        const best = new Map<string, number>();
+        for (const s of scored) best.set(s.label, Math.max(best.get(s.label) ?? 0, s.coverage));
+        retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, coverage: best.get(r.label) ?? 0 } : r));
+        if (unnamed.length > 0) return abstain('NO_SUPPORT', `no offered passage names what was asked about: ${unnamed.join(', ')}`);
         if (addressing.size === 0) {
           return abstain('NO_SUPPORT', `no offered passage addresses the question (best coverage ${(scored[0]?.coverage ?? 0).toFixed(2)})`);
         }
+        // Whether the answer depends on a clinic is read over every candidate retrieved, not only the k offered:
+        // a Harbor rule ranked sixth still means an Eastside-only answer would be a guess.
+        const wide = labeled.length > offered.length ? decideSupport(analysis, labeled, entityNames) : support;
         const coverageOf = new Map<string, number>();
-        for (const s of scored) if (!coverageOf.has(s.label)) coverageOf.set(s.label, s.coverage);
+        for (const s of wide.scored) if (!coverageOf.has(s.label)) coverageOf.set(s.label, s.coverage);
         const clarification = clarifyQuestion({
-          candidates: offered.filter((p) => addressing.has(p.label)).map((p) => ({ tags: p.revision.entities, coverage: coverageOf.get(p.label) ?? 0 })),
+          candidates: labeled.filter((p) => wide.addressing.has(p.label)).map((p) => ({ tags: p.revision.entities, coverage: coverageOf.get(p.label) ?? 0 })),
           mentioned,
           assistant: deps.assistant,
         });
@@ -176,10 +212,15 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
 
+        // Two sources in force for the same scope that state the asked detail differently: citing either would hide it.
+        const conflict = findConflict(support, offered);
+        if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
+
         const generated = await generateValidated(
           deps.generator,
-          { question: question.original, analysis, passages: offered, ...(request.signal ? { signal: request.signal } : {}) },
+          { question: question.original, analysis, passages: offered, support, ...(request.signal ? { signal: request.signal } : {}) },
           offered,
+          root,
         );
         if (!generated.ok) return abstain(generated.reason, generated.detail, generated.rejected, generated.generation);
         return {
@@ -203,7 +244,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         role: request.role,
         as_of: asOf,
         ...decision,
-        retrieved: retrievedOf(labeled, hits, deps.settings.k),
+        retrieved,
+        support_decision: supportDecision,
         config: {
           retriever: deps.retriever.id,
           embedder: deps.embedderId,
@@ -213,10 +255,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           k: deps.settings.k,
           candidates: deps.settings.candidates,
         },
+        otel_trace_id: root.traceId,
       };
+      root.set(traceAttributes(trace));
+      root.setContent(() => ioContent(trace.query, trace.answer));
+      if (trace.reason === 'GENERATOR_ERROR') root.fail(trace.detail ?? 'generator error');
       // No answer leaves before its trace is committed.
-      await deps.store.append(trace);
+      await root.child('persist', 'CHAIN', () => deps.store.append(trace));
       return trace;
-    },
+    }),
   };
 }

@@ -1,4 +1,5 @@
 import type { AssistantConfig, EntityMentions } from '../domain/index.js';
+import { analysisTerms } from '../text/index.js';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
@@ -21,4 +22,10 @@ export function mentionedEntities(normalized: string, assistant: AssistantConfig
 /** The display name for an entity value: its first alias, else the value. */
 export function entityLabel(assistant: AssistantConfig, type: string, value: string): string {
   return assistant.entities[type]?.[value]?.[0] ?? value;
+}
+
+/** The words of every entity name, entity type and the organization ("harbor", "clinic", "maple"): what narrows a question, never what it asks about. */
+export function entityNameTerms(assistant: AssistantConfig): ReadonlySet<string> {
+  const names = Object.entries(assistant.entities).flatMap(([type, values]) => [type, ...Object.entries(values).flatMap(([value, aliases]) => [value, ...aliases])]);
+  return new Set(analysisTerms([assistant.organization, ...names].join(' ')));
 }

@@ -15,33 +15,39 @@ interface DetailRule {
 const DETAILS: readonly DetailRule[] = [
   {
     term: '#time',
-    asked: /\b(?:what time|until when|until what|how late|how early|what hours|hours|open(?:ing)? times?|close|closing)\b/u,
+    asked: /\b(?:what time|until when|until what|how late|what hours|open(?:ing)? times?)\b|(?<!\d )\bhours\b|(?<!how )\bclos(?:e|es|ing)\b|\bhow early (?:does|do|is|are) (?:the )?\w+(?: \w+)? open\b/u,
     stated: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b24 hours a day\b/u,
-    cues: ['time', 'until'],
+    cues: ['time', 'until', 'hour', 'open', 'clos', 'stop', 'start'],
   },
   {
     term: '#day',
-    asked: /\b(?:what|which) days?\b|\bweekends?\b|\bsaturdays?\b|\bsundays?\b|\bopen on\b/u,
+    asked: /\b(?:what|which) days?\b|\bweekends?\b|\bweekdays?\b|\bsaturdays?\b|\bsundays?\b|\bopen on\b/u,
     stated: /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?|daily)s?\b/u,
-    cues: ['day'],
+    cues: ['day', 'weekday', 'open'],
   },
   {
     term: '#fee',
-    asked: /\bhow much\b|\bcosts?\b|\bfees?\b|\bprices?\b|\bcharged?\b|\bfree\b/u,
-    stated: /\$\s?\d|\bfree\b|\bno (?:charge|cost|fee)\b|\bat no cost\b/u,
-    cues: ['much', 'cost', 'price', 'charge'],
+    asked: /\bhow much(?! (?:notice|time|advance|earlier|later|longer|sooner))\b|\bcosts?\b|\bprices?\b|\bcharged?\b|\bfree\b|\b(?:have|need) to pay\b|\bpay for\b/u,
+    stated: /\$\s?\d|\bfree\b|\bno (?:charge|cost|fee)\b|\bat no cost\b|\bcopay\b|\bbilled to (?:your )?insurance\b/u,
+    cues: ['much', 'cost', 'price', 'charg', 'pay'],
   },
   {
     term: '#phone',
-    asked: /\bphone\b|\bnumber to call\b|\bwhat number\b|\bwho (?:do|should) i call\b/u,
+    asked: /\bphone (?:number|line)\b|\bnumber (?:to call|for)\b|\b(?:what|which) number\b|\bwhat(?:'s| is) the number\b|\bwho (?:do|should|can) i call\b|\bhow (?:do|can) i (?:call|reach|phone)\b/u,
     stated: /\b\d{3}-\d{4}\b/u,
     cues: ['phone', 'number'],
   },
   {
     term: '#lead',
-    asked: /\bhow (?:far|long|soon|many (?:hours|days|minutes|weeks))\b|\bin advance\b|\bahead\b|\bnotice\b/u,
-    stated: /\b\d+\s?(?:hours?|days?|minutes?|weeks?|business days?)\b|\b(?:one|two|three|four|five|ten|fifteen|twenty-four|48|24) (?:hours?|days?|minutes?|weeks?)\b/u,
-    cues: ['far', 'long', 'soon', 'advance', 'ahead'],
+    asked: /\bhow (?:far|long|soon|close|many (?:hours|days|minutes|weeks))\b|\bhow early (?:should|do|must|can)\b|\bin advance\b|\bahead\b|\bnotice\b/u,
+    stated: /\b\d+[\s-]?(?:hours?|days?|minutes?|weeks?|months?|business days?)\b|\b(?:one|two|three|four|five|ten|fifteen|twenty-four|48|24) (?:hours?|days?|minutes?|weeks?)\b/u,
+    cues: ['far', 'long', 'soon', 'close', 'early', 'advance', 'ahead', 'notic'],
+  },
+  {
+    term: '#count',
+    asked: /\bhow many times\b|\bhow often\b/u,
+    stated: /\b(?:\d+|one|two|three|four|five) times?\b|\bonce\b|\btwice\b/u,
+    cues: ['many', 'often'],
   },
 ];
 
@@ -58,4 +64,12 @@ export function statedDetails(sentence: string): ReadonlySet<string> {
 /** Question words a detected detail already stands for. */
 export function detailCues(asked: ReadonlySet<string>): ReadonlySet<string> {
   return new Set(DETAILS.filter((d) => asked.has(d.term)).flatMap((d) => d.cues));
+}
+
+/** The values of one kind of detail a sentence states ("7 am", "$40", "555-0142"), normalized for comparison. */
+export function detailValues(term: string, sentence: string): string[] {
+  const rule = DETAILS.find((d) => d.term === term);
+  if (rule === undefined) return [];
+  const global = new RegExp(rule.stated.source, 'gu');
+  return [...sentence.toLowerCase().matchAll(global)].map((m) => m[0].replace(/\s+/gu, ' ').trim());
 }

@@ -15,7 +15,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     // generic verbs and fillers: they carry the asking, not the asked-about
     'see seen someone somebody anyone anybody anything nothing something still allowed allow many happen happens ' +
     'give take bring come coming go going getting along once few whole instead while really even maybe okay ok ' +
-    'sure able let make his her him she he they their its can\'t cannot won\'t don\'t doesn\'t isn\'t'
+    'sure able let make his her him she he they their its can\'t cannot won\'t don\'t doesn\'t isn\'t whats wheres hows whos'
   ).split(' '),
 );
 
@@ -35,6 +35,7 @@ const IRREGULAR: Readonly<Record<string, string>> = {
   kid: 'child',
   paid: 'pay',
   brought: 'bring',
+  lunchtime: 'lunch',
 };
 
 export function stem(word: string): string {

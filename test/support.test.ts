@@ -1,0 +1,142 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decideSupport, findConflict, withinOneEdit } from '../src/cite/index.js';
+import type { LabeledPassage } from '../src/domain/index.js';
+import type { Runtime } from '../src/main.js';
+import { questionFocus } from '../src/text/index.js';
+import { copyCorpus, demoRuntime } from './helpers.js';
+
+/** Offered passages as the support decision sees them: label, text, headings and title. */
+const offered = (...pages: readonly (readonly [title: string, heading: string, text: string])[]): LabeledPassage[] =>
+  pages.map(([title, heading, text], i) => ({ label: `S${i + 1}`, passage: { text, headings: [heading] }, revision: { title } }) as unknown as LabeledPassage);
+
+const HOURS = ['Harbor Clinic hours', 'Regular hours', 'Harbor Clinic is open Monday through Friday from 7:30 am to 6 pm.'] as const;
+const RESCHEDULE = ['Rescheduling appointments', 'Rescheduling by phone', 'You can reschedule by calling the scheduling line at 555-0142.'] as const;
+const LAB = ['Harbor Clinic lab', 'Lab', 'The Harbor Clinic lab is on the first floor of the Harbor Clinic building, next to the pharmacy.'] as const;
+
+describe('the support decision', () => {
+  it('requires the asked detail: a sentence that states no time does not say until when', () => {
+    const d = decideSupport('until what time can i reschedule by phone?', offered(RESCHEDULE));
+    expect(d.focus.details).toContain('#time');
+    expect(d.addressing.size).toBe(0);
+    expect(d.scored[0]?.missing).toEqual(['#time']);
+    expect(decideSupport('what is the phone number to reschedule?', offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
+  });
+
+  it('abstains when the thing asked about is named by no offered passage, however many words match', () => {
+    const d = decideSupport('is there a pharmacy in the harbor clinic building?', offered(HOURS));
+    expect(d.unnamed).toContain('pharmacy');
+    expect(d.addressing.size).toBe(0);
+    expect(decideSupport('is there a pharmacy in the harbor clinic building?', offered(HOURS, LAB)).unnamed).toEqual([]);
+  });
+
+  it('reads the asking sentence for the focus and the telling one as circumstance', () => {
+    const focus = questionFocus("i've had a cough for a week. can i reschedule by phone?");
+    expect(focus.terms).toContain('@reschedule');
+    expect(focus.terms).not.toContain('week');
+    expect(focus.terms).not.toContain('@illness');
+    expect(decideSupport("i've had a cough for a week. can i reschedule by phone?", offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
+  });
+
+  it('forgives a one-letter typo in a topic, not a different word', () => {
+    expect(decideSupport('where is the harbor pharmcy?', offered(LAB)).unnamed).toEqual([]);
+    expect(decideSupport('where is the harbor bakery?', offered(LAB)).unnamed).toEqual(['bakery']);
+  });
+
+  it('withinOneEdit agrees with the edit distance (property)', () => {
+    const distance = (a: string, b: string): number => {
+      const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+      for (let i = 1; i <= a.length; i += 1) {
+        let diagonal = row[0] ?? 0;
+        row[0] = i;
+        for (let j = 1; j <= b.length; j += 1) {
+          const above = row[j] ?? 0;
+          row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+          diagonal = above;
+        }
+      }
+      return row[b.length] ?? 0;
+    };
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 6 });
+    fc.assert(fc.property(word, word, (a, b) => withinOneEdit(a, b) === distance(a, b) <= 1));
+  });
+});
+
+describe('support and retrieval on the demo corpus', () => {
+  let runtime: Runtime;
+  const ask = (question: string) => runtime.assistant.ask({ question, role: 'patient', asOf: '2026-12-02' });
+  beforeAll(async () => {
+    ({ runtime } = await demoRuntime());
+  });
+  afterAll(() => runtime.close());
+
+  it('the hours-page trap cites the scheduling policy or abstains, never the hours page', async () => {
+    const trace = await ask('How do I change the time of my Harbor Clinic appointment?');
+    expect(trace.retrieved.some((r) => r.source_id === 'harbor-clinic-hours')).toBe(true);
+    expect(trace.citations.map((c) => c.source_id)).not.toContain('harbor-clinic-hours');
+    if (trace.outcome === 'answer') expect(trace.citations.map((c) => c.source_id)).toContain('rescheduling-appointments');
+    else expect(trace.outcome).toBe('abstain');
+  });
+
+  it.each([
+    'Who may change a booking on someone else\'s behalf, like my husband rescheduling my appointment for me?',
+    'Will I get a confirmation number if I reschedule by phone?',
+    'Is there a pharmacy in the Eastside Clinic building?',
+    'How long is the wait to be seen as a walk-in at Harbor Clinic?',
+  ])('a trap that shares words with a page but asks what no page states abstains: %s', async (question) => {
+    const trace = await ask(question);
+    expect(trace.outcome).toBe('abstain');
+    expect(trace.citations).toEqual([]);
+  });
+
+  it.each([
+    ['Can I swing by Harbor Clinic without booking?', 'harbor-walk-ins'],
+    ['Can I push my visit back a week?', 'rescheduling-appointments'],
+    ["When is my son's checkup due?", 'well-child-visits'],
+  ])('a paraphrase retrieves the right revision: %s', async (question, source) => {
+    const trace = await ask(question);
+    expect(trace.retrieved.slice(0, 3).map((r) => r.source_id)).toContain(source);
+  });
+});
+
+describe('conflicting sources in force', () => {
+  const page = (label: string, sourceId: string, clinic: string | null, text: string): LabeledPassage =>
+    ({
+      label,
+      passage: { text, headings: ['Lab hours'], sourceId },
+      revision: { title: 'Lab hours', entities: clinic === null ? {} : { clinic } },
+    }) as unknown as LabeledPassage;
+  const decide = (question: string, passages: readonly LabeledPassage[]) => findConflict(decideSupport(question, passages), passages);
+
+  it('finds two sources for the same clinic stating the asked detail differently, and nothing else', () => {
+    const a = page('S1', 'harbor-lab-hours', 'harbor', 'The Harbor Clinic lab draws blood Monday through Friday from 7 am to 4 pm.');
+    const b = page('S2', 'harbor-lab-notice', 'harbor', 'The Harbor Clinic lab draws blood Monday through Friday from 8 am to 2 pm.');
+    const same = page('S2', 'harbor-lab-notice', 'harbor', 'The Harbor Clinic lab draws blood Monday through Friday from 7 am to 4 pm.');
+    const otherClinic = page('S2', 'eastside-lab-hours', 'eastside', 'The Eastside Clinic lab draws blood Monday through Friday from 8 am to 2 pm.');
+    const q = 'until what time does the lab draw blood?';
+    expect(decide(q, [a, b])?.labels).toEqual(['S1', 'S2']);
+    expect(decide(q, [a, same])).toBeNull();
+    expect(decide(q, [a, otherClinic])).toBeNull();
+    expect(decide('where is the lab?', [a, b])).toBeNull();
+  });
+
+  it('abstains with CONFLICTING_REVISIONS end to end when a new page contradicts the one in force', async () => {
+    const corpus = await copyCorpus();
+    await writeFile(
+      path.join(corpus, 'lab', 'harbor-lab-notice.md'),
+      '---\nsource_id: harbor-lab-notice\ntitle: Harbor Clinic lab notice\nstatus: approved\neffective_date: 2026-11-01\nversion: 2026-11-01\nowner: harbor-lab-operations\naudience: [patient, staff]\nclinic: harbor\n---\n## Lab hours\nThe Harbor Clinic lab draws blood Monday through Friday from 8 am to 2 pm.\n',
+    );
+    const { runtime } = await demoRuntime({ corpus });
+    try {
+      const trace = await runtime.assistant.ask({ question: 'Until what time does the Harbor Clinic lab draw blood?', role: 'patient', asOf: '2026-12-02' });
+      expect(trace.outcome).toBe('abstain');
+      expect(trace.reason).toBe('CONFLICTING_REVISIONS');
+      expect(trace.detail).toMatch(/harbor-lab-hours.*harbor-lab-notice|harbor-lab-notice.*harbor-lab-hours/u);
+      expect(trace.citations).toEqual([]);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
