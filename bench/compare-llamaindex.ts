@@ -17,6 +17,7 @@
  * Setup: sh bench/llamaindex/setup.sh
  * Run:   npx tsx bench/compare-llamaindex.ts [--rounds 5] [--export-only FILE]
  */
+import { questionFocus } from '../src/text/index.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -290,7 +291,7 @@ try {
           const hits = await retriever.retrieve({ query: analysis, role: ROLE, asOf: AS_OF, entities, limit: config.candidates });
           const offered = hits.slice(0, config.k).map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
           start = performance.now();
-          const support = decideSupport(analysis, offered, entityNames);
+          const support = decideSupport(questionFocus(analysis, entityNames), offered);
           stageSamples[mode].support.push(performance.now() - start);
           start = performance.now();
           const draft = await generator.generate({ question, analysis, passages: offered, support });

@@ -18,18 +18,18 @@ const LAB = ['Harbor Clinic lab', 'Lab', 'The Harbor Clinic lab is on the first 
 
 describe('the support decision', () => {
   it('requires the asked detail: a sentence that states no time does not say until when', () => {
-    const d = decideSupport('until what time can i reschedule by phone?', offered(RESCHEDULE));
+    const d = decideSupport(questionFocus('until what time can i reschedule by phone?'), offered(RESCHEDULE));
     expect(d.focus.details).toContain('#time');
     expect(d.addressing.size).toBe(0);
     expect(d.scored[0]?.missing).toEqual(['#time']);
-    expect(decideSupport('what is the phone number to reschedule?', offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
+    expect(decideSupport(questionFocus('what is the phone number to reschedule?'), offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
   });
 
   it('abstains when the thing asked about is named by no offered passage, however many words match', () => {
-    const d = decideSupport('is there a pharmacy in the harbor clinic building?', offered(HOURS));
+    const d = decideSupport(questionFocus('is there a pharmacy in the harbor clinic building?'), offered(HOURS));
     expect(d.unnamed).toContain('pharmacy');
     expect(d.addressing.size).toBe(0);
-    expect(decideSupport('is there a pharmacy in the harbor clinic building?', offered(HOURS, LAB)).unnamed).toEqual([]);
+    expect(decideSupport(questionFocus('is there a pharmacy in the harbor clinic building?'), offered(HOURS, LAB)).unnamed).toEqual([]);
   });
 
   it('reads the asking sentence for the focus and the telling one as circumstance', () => {
@@ -37,12 +37,12 @@ describe('the support decision', () => {
     expect(focus.terms).toContain('@reschedule');
     expect(focus.terms).not.toContain('week');
     expect(focus.terms).not.toContain('@illness');
-    expect(decideSupport("i've had a cough for a week. can i reschedule by phone?", offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
+    expect(decideSupport(questionFocus("i've had a cough for a week. can i reschedule by phone?"), offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
   });
 
   it('forgives a one-letter typo in a topic, not a different word', () => {
-    expect(decideSupport('where is the harbor pharmcy?', offered(LAB)).unnamed).toEqual([]);
-    expect(decideSupport('where is the harbor bakery?', offered(LAB)).unnamed).toEqual(['bakery']);
+    expect(decideSupport(questionFocus('where is the harbor pharmcy?'), offered(LAB)).unnamed).toEqual([]);
+    expect(decideSupport(questionFocus('where is the harbor bakery?'), offered(LAB)).unnamed).toEqual(['bakery']);
   });
 
   it('withinOneEdit agrees with the edit distance (property)', () => {
@@ -108,7 +108,7 @@ describe('conflicting sources in force', () => {
       passage: { text, headings: ['Lab hours'], sourceId },
       revision: { title: 'Lab hours', entities: clinic === null ? {} : { clinic } },
     }) as unknown as LabeledPassage;
-  const decide = (question: string, passages: readonly LabeledPassage[]) => findConflict(decideSupport(question, passages), passages);
+  const decide = (question: string, passages: readonly LabeledPassage[]) => findConflict(decideSupport(questionFocus(question), passages), passages);
 
   it('finds two sources for the same clinic stating the asked detail differently, and nothing else', () => {
     const a = page('S1', 'harbor-lab-hours', 'harbor', 'The Harbor Clinic lab draws blood Monday through Friday from 7 am to 4 pm.');

@@ -1,6 +1,6 @@
 import type { LabeledPassage } from '../domain/index.js';
 import { isInstruction } from '../policy/index.js';
-import { analysisTerms, channelsOf, passageSentences, questionFocus, statedDetails, type QuestionFocus } from '../text/index.js';
+import { analysisTerms, channelsOf, passageSentences, statedDetails, type QuestionFocus } from '../text/index.js';
 
 export interface ScoredSentence {
   readonly label: string;
@@ -66,8 +66,7 @@ export const addresses = (s: ScoredSentence): boolean => s.coverage >= MIN_COVER
  * material does not answer, whatever else matches. Sentences addressed to an assistant (injected
  * instructions) are never candidates.
  */
-export function decideSupport(question: string, passages: readonly LabeledPassage[], names: ReadonlySet<string> = new Set()): SupportDecision {
-  const focus = questionFocus(question, names);
+export function decideSupport(focus: QuestionFocus, passages: readonly LabeledPassage[]): SupportDecision {
   const candidates = passages.flatMap((p, rank) => {
     const context = contextTerms(p);
     return passageSentences(p.passage.text)

@@ -25,6 +25,7 @@ import {
   scopeRulesWith,
 } from '../policy/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
+import { questionFocus } from '../text/index.js';
 import {
   ioContent,
   NOOP_TELEMETRY,
@@ -179,7 +180,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
 
         // Support gate: which offered passages state any of what was asked (a score is relevance, never proof).
-        const support = decideSupport(analysis, offered, entityNames);
+        const focus = questionFocus(analysis, entityNames);
+        const support = decideSupport(focus, offered);
         const { scored, addressing, unnamed } = support;
         supportDecision = { focus: [...support.focus.terms], unnamed: [...unnamed], min_coverage: MIN_COVERAGE };
         const best = new Map<string, number>();
@@ -191,7 +193,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
         // Whether the answer depends on a clinic is read over every candidate retrieved, not only the k offered:
         // a Harbor rule ranked sixth still means an Eastside-only answer would be a guess.
-        const wide = labeled.length > offered.length ? decideSupport(analysis, labeled, entityNames) : support;
+        const wide = labeled.length > offered.length ? decideSupport(focus, labeled) : support;
         const coverageOf = new Map<string, number>();
         for (const s of wide.scored) if (!coverageOf.has(s.label)) coverageOf.set(s.label, s.coverage);
         const clarification = clarifyQuestion({

@@ -116,10 +116,14 @@ const CLINICAL: readonly RegExp[] = [
   /\bis \d+(?:\/\d+|\.\d+)?\b.{0,30}\b(?:high|low|normal|bad|ok)\b/u,
   /\b(?:results?|levels?|count|a1c|cholesterol|potassium|sodium|glucose|sugar|pressure)\b.{0,30}\b(?:is|are|was|were|came back|flagged)\b.{0,20}\b(?:high|low|normal|bad|good|abnormal|positive|negative|elevated)\b/u,
   /\bhow (?:do|should|can) i (?:treat|get rid of|cure)\b|\b(?:treatment|cure|remedy) for\b/u,
+  // Whether something is medically safe, and preparation a clinician decides
+  /\bis it (?:safe|ok|okay|dangerous) (?:for (?:me|my \w+|him|her|them) )?to\b/u,
+  /\bwhile (?:i'?m|i am|she'?s|she is|being) (?:pregnant|breast-?feeding|nursing)\b/u,
+  /\bshould i fast\b|\bhow long (?:should|do) i (?:need to )?fast\b/u,
 ];
 
 const APPOINTMENT: readonly RegExp[] = [
-  /\b(?:appointment|reschedul|cancel|book|booking|visit|walk-in|check-?in|schedul|come in|keep my|portal|video visit|referral|clinic hours|open|parking)\b/u,
+  /\b(?:appointment|reschedul|cancel|book|booking|visit|walk-in|check-?in|schedul|come in|keep my|video visit|referral|clinic hours|open|parking)\b/u,
 ];
 
 export const DEFAULT_SCOPE_RULES: ScopeRules = { emergency: EMERGENCY, clinical: CLINICAL, appointment: APPOINTMENT };

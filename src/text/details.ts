@@ -27,9 +27,9 @@ const DETAILS: readonly DetailRule[] = [
   },
   {
     term: '#fee',
-    asked: /\bhow much(?! (?:notice|time|advance|earlier|later|longer|sooner))\b|\bcosts?\b|\bprices?\b|\bcharged?\b|\bfree\b|\b(?:have|need) to pay\b|\bpay for\b/u,
+    asked: /\bhow much(?! (?:notice|time|advance|earlier|later|longer|sooner))\b|\bcosts?\b|\bprices?\b|\bcharged?\b|\bfree\b|\b(?:have|need) to pay\b|\bpay for\b|\bis there (?:a|any) (?:fee|charge)\b|\bcharge for\b|\bcost extra\b/u,
     stated: /\$\s?\d|\bfree\b|\bno (?:charge|cost|fee)\b|\bat no cost\b|\bcopay\b|\bbilled to (?:your )?insurance\b/u,
-    cues: ['much', 'cost', 'price', 'charg', 'pay'],
+    cues: ['much', 'cost', 'price', 'charg', 'pay', 'fee', 'extra'],
   },
   {
     term: '#phone',

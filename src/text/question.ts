@@ -15,6 +15,10 @@ const FRAME_TERMS: ReadonlySet<string> = new Set(
   ),
 );
 
+/** A question whether something exists or is offered, capturing the thing. */
+const EXISTENCE =
+  /\b(?:is there|are there|do you (?:have|offer)|does (?:the )?(?:\w+ )?(?:clinic|lab|office) (?:have|offer))\s+(?:an? |any |some )?([a-z][a-z\- ]*?)(?=\s+(?:at|in|on|for|to|with|near|inside|by|if|when)\b|[?.!,]|$)/gu;
+
 /**
  * Who the patient is and what their life looks like ("my elderly father", "while I'm at work",
  * "I'm sick"): a question's circumstances. They count when a sentence states them, but a policy
@@ -77,6 +81,9 @@ export function questionFocus(question: string, names: ReadonlySet<string> = new
   const nouns = new Set(
     (nlp(conceptualize(text).rest).match('#Noun').not('(#Adjective|#Pronoun|#Value|#Date|#Possessive)').out('array') as string[]).flatMap((n) => contentTerms(n)),
   );
+  // "Is there valet parking ...?", "Do you offer acupuncture?": what is asked to exist is the topic, whatever its part of speech.
+  const existence = [...text.matchAll(EXISTENCE)].flatMap((m) => analysisTerms(m[1] ?? ''));
+  for (const t of existence) nouns.add(t);
   return {
     terms: [...words, ...details],
     topics: words.filter((t) => !CIRCUMSTANCES.has(t) && !names.has(t) && (t.startsWith('@') || nouns.has(t))),
