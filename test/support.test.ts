@@ -23,6 +23,9 @@ describe('the support decision', () => {
     expect(d.addressing.size).toBe(0);
     expect(d.scored[0]?.missing).toEqual(['#time']);
     expect(decideSupport(questionFocus('what is the phone number to reschedule?'), offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
+    // The words that ask for a detail are the detail, not topics a passage must repeat ("can be reached at 555-0130").
+    expect(questionFocus("what's the lab's phone number?").terms).toEqual(['@lab', '#phone']);
+    expect(questionFocus("what's the street address of harbor clinic?").details).toEqual(new Set(['#address']));
   });
 
   it('abstains when the thing asked about is named by no offered passage, however many words match', () => {

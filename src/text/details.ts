@@ -1,3 +1,5 @@
+import { stem } from './tokens.js';
+
 /**
  * The kind of detail a question asks for (a time, a day, a fee, a phone number, a lead time) and
  * the kinds a sentence states. A sentence that gives a time answers "until what time" even when it
@@ -8,7 +10,7 @@ interface DetailRule {
   readonly term: string;
   readonly asked: RegExp;
   readonly stated: RegExp;
-  /** Question words the detail term replaces, so they are not counted twice. */
+  /** Question words the detail term replaces, so they are not counted twice (compared stemmed). */
   readonly cues: readonly string[];
 }
 
@@ -33,15 +35,21 @@ const DETAILS: readonly DetailRule[] = [
   },
   {
     term: '#phone',
-    asked: /\bphone (?:number|line)\b|\bnumber (?:to call|for)\b|\b(?:what|which) number\b|\bwhat(?:'s| is) the number\b|\bwho (?:do|should|can) i call\b|\bhow (?:do|can) i (?:call|reach|phone)\b/u,
+    asked: /\bphone (?:number|numbr|no\b|#|line)|\b(?:the|a|your) phone (?:for|to|of)\b|\bnumber (?:to call|for)\b|\b(?:what|which) number\b|\bwhat(?:'s| is) the number\b|\bwho (?:do|should|can) i call\b|\bhow (?:do|can) i (?:call|reach|phone)\b/u,
     stated: /\b\d{3}-\d{4}\b/u,
-    cues: ['phone', 'number'],
+    cues: ['phone', 'number', 'numbr'],
   },
   {
     term: '#lead',
     asked: /\bhow (?:far|long|soon|close|many (?:hours|days|minutes|weeks))\b|\bhow early (?:should|do|must|can)\b|\bin advance\b|\bahead\b|\bnotice\b/u,
     stated: /\b\d+[\s-]?(?:hours?|days?|minutes?|weeks?|months?|business days?)\b|\b(?:one|two|three|four|five|ten|fifteen|twenty-four|48|24) (?:hours?|days?|minutes?|weeks?)\b/u,
     cues: ['far', 'long', 'soon', 'close', 'early', 'advance', 'ahead', 'notic'],
+  },
+  {
+    term: '#address',
+    asked: /\b(?:street )?address\b|\bwhere (?:is|are) (?:the |your )?(?:\w+ )?(?:clinic|office|building|lab)\b|\bhow do i get to\b/u,
+    stated: /\b\d+ (?:[a-z]+ )+(?:street|st|avenue|ave|road|rd|boulevard|blvd|drive|dr|way|lane|ln)\b|\bsuite \d+\b|\b(?:first|second|third|ground) floor\b/u,
+    cues: ['address', 'street'],
   },
   {
     term: '#count',
@@ -63,7 +71,7 @@ export function statedDetails(sentence: string): ReadonlySet<string> {
 
 /** Question words a detected detail already stands for. */
 export function detailCues(asked: ReadonlySet<string>): ReadonlySet<string> {
-  return new Set(DETAILS.filter((d) => asked.has(d.term)).flatMap((d) => d.cues));
+  return new Set(DETAILS.filter((d) => asked.has(d.term)).flatMap((d) => d.cues.map(stem)));
 }
 
 /** The values of one kind of detail a sentence states ("7 am", "$40", "555-0142"), normalized for comparison. */
