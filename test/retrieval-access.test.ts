@@ -84,7 +84,7 @@ describe('retrieval applies role and date before ranking', () => {
 
   it('records every candidate with its raw scores, separate from what the answer cites', () => {
     const trace = patientTraces[2];
-    expect(trace?.retrieved.length).toBe(8);
+    expect(trace?.retrieved.length).toBe(10);
     expect(trace?.retrieved.filter((r) => r.offered)).toHaveLength(5);
     for (const r of trace?.retrieved ?? []) {
       expect(r.text.length).toBeGreaterThan(0);
