@@ -57,6 +57,7 @@ export function redact(text: string): Redaction {
     out = out.replace(cue, (match) => {
       const words = match.split(' ');
       if (words.every((w) => COMMON_CAPITALIZED.has(w.replace(/[^\p{L}]/gu, '')))) return match;
+      if (words.at(-1) === 'Day') return match; // a holiday ("for Columbus Day"), not a person
       counts.NAME = (counts.NAME ?? 0) + 1;
       return '[NAME]';
     });
@@ -65,6 +66,8 @@ export function redact(text: string): Redaction {
   const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string }[])
     .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.trim() }))
     .filter((p) => !/\[[A-Z_]+\]/u.test(p.text))
+    // "Martin Luther King Jr. Day", "Columbus Day": a name before "Day" is a holiday, not a person.
+    .filter((p) => !/^[\s.]*(?:jr\.?\s*)?day\b/iu.test(out.slice(p.end)))
     .filter((p) => p.text.includes(' ') || (/^\p{Lu}/u.test(p.text) && !/(?:^|[.!?]\s*)$/u.test(out.slice(0, p.start))))
     .sort((a, b) => b.start - a.start);
   for (const n of names) {
