@@ -19,7 +19,7 @@ const CONCEPTS: readonly (readonly [string, RegExp])[] = [
   ['@refill', /\brefills?\b|\brenew(?:al)? (?:my |of )?prescriptions?\b|\bprescription renewals?\b|\brunning out of\b|\balmost out of\b/gu],
   ['@lab', /\blab(?:oratory)?\b|\bblood ?(?:draws?|work|tests?|drawn|taken)\b|\bdraw(?:s|n|ing)? (?:my |your |the )?blood\b/gu],
   ['@imaging', /\bx-?rays?\b|\bmri\b|\bct(?: scans?)?\b|\bimaging\b|\bmammograms?\b|\bultrasounds?\b/gu],
-  ['@waitlist', /\bwait ?list\w*\b|\bearlier (?:spot|slot|appointment|time|opening)s?\b|\bheads-?up\b|\bcancellation list\b/gu],
+  ['@waitlist', /\bwait ?list\w*\b|\b(?:earlier )?(?:spot|slot|appointment|time)s? (?:frees?|opens?) up\b|\bearlier (?:spot|slot|appointment|time|opening)s?\b|\bheads-?up\b|\bcancellation list\b/gu],
   ['@valid', /\bvalid\w*\b|\bexpir\w*\b|\bgood for\b/gu],
   ['@referral', /\breferr\w*\b|\brefer\b|\bspecialist approval\b/gu],
   ['@paymentplan', /\bpayment plans?\b|\bspread (?:it |the (?:balance|bill|cost) )?out\b|\bpay (?:it )?over time\b|\binstall?ments?\b|\bmonthly payments?\b/gu],

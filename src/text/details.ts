@@ -23,15 +23,15 @@ const DETAILS: readonly DetailRule[] = [
   },
   {
     term: '#day',
-    asked: /\b(?:what|which) days?\b|\bweekends?\b|\bweekdays?\b|\bsaturdays?\b|\bsundays?\b|\bopen on\b/u,
+    asked: /\b(?:what|which) days?\b|\bweekends?\b|\bweekdays?\b|\bsaturdays?\b|\bsundays?\b/u,
     stated: /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?|daily)s?\b/u,
     cues: ['day', 'weekday', 'open'],
   },
   {
     term: '#fee',
-    asked: /\bhow much(?! (?:notice|time|advance|earlier|later|longer|sooner))\b|\bcosts?\b|\bprices?\b|\bcharged?\b|\bfree\b|\b(?:have|need) to pay\b|\bpay for\b|\bis there (?:a|any) (?:fee|charge)\b|\bcharge for\b|\bcost extra\b/u,
+    asked: /\bhow much(?! (?:notice|time|advance|earlier|later|longer|sooner))\b|\bcosts?\b|\bprices?\b|\bcharged?\b|\bfree\b|\b(?:have|need) to pay\b|\bpay for\b|\bis there (?:a|any) (?:fee|charge)\b|\bcharge for\b|\bcost extra\b|\bwithout paying\b|\bfor free\b|\bfree of charge\b/u,
     stated: /\$\s?\d|\bfree\b|\bno (?:charge|cost|fee)\b|\bat no cost\b|\bcopay\b|\bbilled to (?:your )?insurance\b/u,
-    cues: ['much', 'cost', 'price', 'charg', 'pay', 'fee', 'extra'],
+    cues: ['much', 'cost', 'price', 'charg', 'pay', 'paying', 'fee', 'extra', 'without'],
   },
   {
     term: '#phone',
