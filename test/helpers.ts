@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,12 @@ import type { Embedder } from '../src/embed/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { createSqliteKeyStore, type KeyRole, type KeyStore } from '../src/auth/index.js';
 import { createService, type Service } from '../src/http/index.js';
+import type { Generator } from '../src/generate/index.js';
 import { createEmbedder, openRuntime, type Runtime } from '../src/main.js';
+import { createAssistant, type Assistant } from '../src/pipeline/index.js';
+import { createHybridRetriever } from '../src/retrieve/index.js';
+import type { Telemetry } from '../src/telemetry/index.js';
+import { redact, type TraceStore } from '../src/trace/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEMO_CORPUS = path.join(ROOT, 'corpus');
@@ -117,4 +122,25 @@ export async function startTestService(options: { readonly rateLimitPerMinute?: 
       keys.close();
     },
   };
+}
+
+/** The pipeline over a runtime's index with a test's own generator, store and telemetry (default: none). */
+export function assistantOver(
+  runtime: Runtime,
+  embedder: Embedder,
+  parts: { readonly generator: Generator; readonly store: TraceStore; readonly telemetry?: Telemetry },
+): Assistant {
+  return createAssistant({
+    assistant: runtime.index.manifest.assistant,
+    retriever: createHybridRetriever({ index: runtime.index, embedder }),
+    generator: parts.generator,
+    store: parts.store,
+    embedderId: embedder.modelId,
+    indexSnapshot: runtime.index.snapshotId,
+    settings: { candidates: 8, k: 5 },
+    clock: CLOCK,
+    newId: randomUUID,
+    redact: (text) => redact(text).text,
+    ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
+  });
 }

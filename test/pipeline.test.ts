@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Generator, GenerateRequest, Draft } from '../src/generate/index.js';
 import { createExtractiveGenerator } from '../src/generate/index.js';
 import type { Runtime } from '../src/main.js';
-import { createAssistant, type Assistant } from '../src/pipeline/index.js';
-import { createHybridRetriever } from '../src/retrieve/index.js';
-import { createSqliteTraceStore, redact, type TraceStore } from '../src/trace/index.js';
-import { CLOCK, demoRuntime, realEmbedder, tempDir } from './helpers.js';
+import type { Assistant } from '../src/pipeline/index.js';
+import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
+import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
 function scriptedGenerator(script: (request: GenerateRequest) => Draft | Promise<Draft>): Generator & { calls: GenerateRequest[] } {
@@ -33,19 +31,7 @@ describe('the pipeline, outcome by outcome', () => {
     ({ runtime } = await demoRuntime());
     store = createSqliteTraceStore({ file: path.join(await tempDir(), 'traces.sqlite') });
     const embedder = await realEmbedder();
-    withGenerator = (generator) =>
-      createAssistant({
-        assistant: runtime.index.manifest.assistant,
-        retriever: createHybridRetriever({ index: runtime.index, embedder }),
-        generator,
-        store,
-        embedderId: embedder.modelId,
-        indexSnapshot: runtime.index.snapshotId,
-        settings: { candidates: 8, k: 5 },
-        clock: CLOCK,
-        newId: randomUUID,
-        redact: (text) => redact(text).text,
-      });
+    withGenerator = (generator) => assistantOver(runtime, embedder, { generator, store });
   });
   afterAll(async () => {
     await store.close();
@@ -101,7 +87,7 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('offers the generator only the first k labeled passages, as retrieved', async () => {
     const generator = scriptedGenerator(() => ({ kind: 'abstain', reason: 'NO_SUPPORT', detail: 'scripted' }));
-    const trace = await (withGenerator(generator)).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
+    const trace = await withGenerator(generator).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
     const offered = generator.calls[0]?.passages ?? [];
     expect(offered.map((p) => p.label)).toEqual(['S1', 'S2', 'S3', 'S4', 'S5']);
     expect(offered.map((p) => p.passage.text)).toEqual(trace.retrieved.filter((r) => r.offered).map((r) => r.text));
@@ -114,7 +100,7 @@ describe('the pipeline, outcome by outcome', () => {
     ['a generator failure', () => Promise.reject(new Error('connection reset')), 'GENERATOR_ERROR'],
   ];
   it.each(rejectionCases)('turns %s into an abstention, keeping the reason and the draft in the trace', async (_name, script, reason) => {
-    const trace = await (withGenerator(scriptedGenerator(script))).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
+    const trace = await withGenerator(scriptedGenerator(script)).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
     expect(trace.outcome).toBe('abstain');
     expect(trace.reason).toBe(reason);
     expect(trace.answer).toMatch(/^I can't verify an answer/u);
@@ -125,7 +111,7 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('the extractive generator only ever copies sentences of the passages it was offered', async () => {
     const generator = createExtractiveGenerator();
-    const trace = await (withGenerator(generator)).ask({ question: 'What do I need to bring to my appointment?', role: 'patient' });
+    const trace = await withGenerator(generator).ask({ question: 'What do I need to bring to my appointment?', role: 'patient' });
     expect(trace.outcome).toBe('answer');
     for (const s of trace.sentences) {
       const plain = s.text.replace(/\s*\[S\d+\]/gu, '');

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -10,11 +9,10 @@ import { TraceSchema, type Trace } from '../src/domain/index.js';
 import { createExtractiveGenerator, type Generator } from '../src/generate/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { openRuntime, type Runtime } from '../src/main.js';
-import { createAssistant, type Assistant } from '../src/pipeline/index.js';
-import { createHybridRetriever } from '../src/retrieve/index.js';
+import type { Assistant } from '../src/pipeline/index.js';
 import { createOtelTelemetry, type Telemetry } from '../src/telemetry/index.js';
-import { createSqliteTraceStore, redact, type TraceStore } from '../src/trace/index.js';
-import { CLOCK, DEMO_CORPUS, realEmbedder, runBin, tempDir, testConfig } from './helpers.js';
+import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
+import { assistantOver, CLOCK, DEMO_CORPUS, realEmbedder, runBin, tempDir, testConfig } from './helpers.js';
 
 const QUESTION = 'How much is the no-show fee?';
 
@@ -45,20 +43,7 @@ describe('OpenTelemetry spans per ask', () => {
     await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
     runtime = await openRuntime({ config: testConfig(dataDir), embedder, clock: CLOCK, telemetry: plain });
     store = createSqliteTraceStore({ file: ':memory:' });
-    withGenerator = (generator) =>
-      createAssistant({
-        assistant: runtime.index.manifest.assistant,
-        retriever: createHybridRetriever({ index: runtime.index, embedder }),
-        generator,
-        store,
-        embedderId: embedder.modelId,
-        indexSnapshot: runtime.index.snapshotId,
-        settings: { candidates: 8, k: 5 },
-        clock: CLOCK,
-        newId: randomUUID,
-        redact: (text) => redact(text).text,
-        telemetry: plain,
-      });
+    withGenerator = (generator) => assistantOver(runtime, embedder, { generator, store, telemetry: plain });
   });
   afterAll(async () => {
     await store.close();
