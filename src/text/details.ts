@@ -17,7 +17,7 @@ interface DetailRule {
 const DETAILS: readonly DetailRule[] = [
   {
     term: '#time',
-    asked: /\b(?:what time|until when|until what|how late|what hours|open(?:ing)? times?)\b|(?<!\d )\bhours\b|(?<!how )\bclos(?:e|es|ing)\b|\bhow early (?:does|do|is|are) (?:the )?\w+(?: \w+)? open\b/u,
+    asked: /\b(?:what time|until when|until what|how late(?! (?:can|may|could) (?:i|we|you)\b)|what hours|open(?:ing)? times?)\b|(?<!\d )\bhours\b|(?<!how )\bclos(?:e|es|ing)\b|\bhow early (?:does|do|is|are) (?:the )?\w+(?: \w+)? open\b/u,
     stated: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b24 hours a day\b/u,
     cues: ['time', 'until', 'hour', 'open', 'clos', 'stop', 'start'],
   },
@@ -41,9 +41,9 @@ const DETAILS: readonly DetailRule[] = [
   },
   {
     term: '#lead',
-    asked: /\bhow (?:far|long|soon|close|many (?:hours|days|minutes|weeks))\b|\bhow early (?:should|do|must|can)\b|\bin advance\b|\bahead\b|\bnotice\b/u,
+    asked: /\bhow (?:far|long|soon|close|many (?:hours|days|minutes|weeks))\b|\bhow late (?:can|may|could) (?:i|we|you)\b|\bhow early (?:should|do|must|can)\b|\bin advance\b|\bahead\b|\bnotice\b/u,
     stated: /\b\d+[\s-]?(?:hours?|days?|minutes?|weeks?|months?|business days?)\b|\b(?:one|two|three|four|five|ten|fifteen|twenty-four|48|24) (?:hours?|days?|minutes?|weeks?)\b/u,
-    cues: ['far', 'long', 'soon', 'close', 'early', 'advance', 'ahead', 'notic'],
+    cues: ['far', 'long', 'soon', 'close', 'early', 'late', 'advance', 'ahead', 'notic'],
   },
   {
     term: '#address',
