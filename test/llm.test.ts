@@ -130,8 +130,8 @@ describe('LLM generation under the citation contract (scripted OpenAI-compatible
     expect([trace.outcome, trace.reason]).toEqual(['abstain', 'UNSUPPORTED_CLAIM']);
   });
 
-  it('takes the fixed NO_ANSWER reply as an abstention', async () => {
-    fake.play(() => ({ content: 'NO_ANSWER' }));
+  it.each(['NO_ANSWER', 'NO_ANSWER.', ' NO_ANSWER\n'])('takes the fixed NO_ANSWER reply (%j) as an abstention', async (content) => {
+    fake.play(() => ({ content }));
     expect(await ask()).toMatchObject({ outcome: 'abstain', reason: 'NO_SUPPORT' });
   });
 

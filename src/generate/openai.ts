@@ -35,7 +35,8 @@ export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generato
       completion_tokens: response.usage?.completion_tokens ?? null,
       latency_ms: Math.round(performance.now() - started),
     };
-    if (text === NO_ANSWER) return { kind: 'abstain', reason: 'NO_SUPPORT', detail: `the model replied ${NO_ANSWER}`, usage };
+    // Small models often close the fixed form with a full stop; anything more is an answer to validate.
+    if (text.replace(/[\s.!]+$/u, '') === NO_ANSWER) return { kind: 'abstain', reason: 'NO_SUPPORT', detail: `the model replied ${NO_ANSWER}`, usage };
     return { kind: 'answer', text, usage };
   };
   const base = (request: GenerateRequest): OpenAI.Chat.ChatCompletionMessageParam[] => {

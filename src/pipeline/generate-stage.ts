@@ -8,6 +8,9 @@ export type Generated =
   | { readonly ok: true; readonly sentences: TraceSentence[]; readonly citations: Trace['citations']; readonly rejected: Trace['rejected']; readonly generation: Trace['generation'] }
   | { readonly ok: false; readonly reason: Reason; readonly detail: string; readonly rejected: Trace['rejected']; readonly generation: Trace['generation'] };
 
+/** How much of a violation's description the repair request repeats. */
+const MAX_VIOLATION_CHARS = 300;
+
 /** Violations one regeneration may fix; anything else abstains at once. */
 const REPAIRABLE: ReadonlySet<Reason> = new Set(['CITATION_GAP', 'CITATION_UNKNOWN', 'UNSUPPORTED_CLAIM']);
 
@@ -64,7 +67,8 @@ export async function generateValidated(generator: Generator, request: GenerateR
         }
         rejected.push({ text, sentences: [...validation.sentences], detail: validation.detail });
         if (!REPAIRABLE.has(validation.reason) || generator.repair === undefined || previous !== null) return fail(validation.reason, validation.detail);
-        previous = { text, violation: `${validation.reason}: ${validation.detail}` };
+        // The violation names the offending sentence; a runaway draft is cut so the repair prompt stays small.
+        previous = { text, violation: `${validation.reason}: ${validation.detail}`.slice(0, MAX_VIOLATION_CHARS) };
         break;
       }
       default:
