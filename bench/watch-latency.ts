@@ -20,7 +20,17 @@ try {
   const dataDir = path.join(work, 'data');
   await cp(fileURLToPath(new URL('../corpus', import.meta.url)), corpus, { recursive: true });
   const embedder = await createEmbedder(loadConfig({ env: { ...process.env, CITETRACE_DATA: dataDir } }));
-  const watcher = watchRepository({ root: corpus, dataDir, embedder, now: new Date(), clock: () => new Date(), onIngest: () => undefined, onError: (e) => console.error(e) });
+  const watcher = watchRepository({
+    root: corpus,
+    dataDir,
+    embedder,
+    now: new Date(),
+    clock: () => new Date(),
+    onIngest: () => undefined,
+    onError: (e) => {
+      console.error(e);
+    },
+  });
   await watcher.ready;
   const seq = async (): Promise<number> => (await readManifest(dataDir))?.seq ?? 0;
   const file = path.join(corpus, 'lab', 'harbor-lab-hours.md');
