@@ -1,3 +1,5 @@
-export { commitIngest, openPolicyIndex, type CommitRequest, type EmbeddedPassage, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
+export { commitIngest, type CommitRequest, type EmbeddedPassage } from './commit.js';
+export { openPolicyIndex, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
 export { readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 export { describeSources, type SourceRevisionView, type SourceView } from './sources.js';
+export { DEFAULT_VECTOR_INDEX, type VectorIndexPolicy, type VectorMethod } from './vector-index.js';

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import {
@@ -8,17 +7,17 @@ import {
   RoleSchema,
   SourceIdSchema,
   selectInForce,
-  wrapError,
   type IsoDate,
   type Passage,
-  type Revision,
   type RevisionId,
   type RevisionMeta,
   type Role,
   type SourceId,
 } from '../domain/index.js';
-import { LANCE_DIR, readManifest, snapshotIdOf, withWriteLock, writeManifest, type Manifest } from './manifest.js';
-import { PASSAGES_TABLE, REVISIONS_TABLE, passagesSchema, revisionsSchema, type PassageRow } from './schema.js';
+import { allowedFilter, assertAllowed, hasField } from './filters.js';
+import { LANCE_DIR, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
+import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
+import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
 
 export interface PassageMatch {
   readonly passage: Passage;
@@ -37,8 +36,11 @@ export interface PolicyIndex {
   readonly manifest: Manifest;
   readonly snapshotId: string;
   readonly revisions: ReadonlyMap<RevisionId, RevisionMeta>;
+  /** Exact (flat) cosine search, or the HNSW index once the table is large (see vector-index.ts). */
+  readonly vectorMethod: VectorMethod;
   inForce(query: { readonly role: Role; readonly asOf: IsoDate }): ReadonlyMap<SourceId, RevisionMeta>;
-  vectorSearch(request: SearchRequest & { readonly vector: Float32Array }): Promise<readonly PassageMatch[]>;
+  /** `exact` skips the ANN index (recall checks, audits): flat search under the same prefilter. */
+  vectorSearch(request: SearchRequest & { readonly vector: Float32Array; readonly exact?: boolean }): Promise<readonly PassageMatch[]>;
   textSearch(request: SearchRequest & { readonly query: string }): Promise<readonly PassageMatch[]>;
   /** The stored body of any revision ever ingested, for verification and audits. */
   revisionBody(revision: RevisionId): Promise<string | null>;
@@ -80,10 +82,6 @@ function toPassage(row: Record<string, unknown>): Passage {
   };
 }
 
-/** Revision ids are validated hex, so inlining them in a filter cannot inject SQL. */
-function revisionFilter(revisions: readonly RevisionId[]): string {
-  return `revision IN (${revisions.map((r) => `'${RevisionIdSchema.parse(r)}'`).join(', ')})`;
-}
 
 /** Keyword queries go to LanceDB's BM25 index as plain words, so no query syntax can break them. */
 function plainWords(query: string): string {
@@ -105,13 +103,29 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
   const passagesTable = await db.openTable(PASSAGES_TABLE);
   await revisionsTable.checkout(manifest.tables.revisions);
   await passagesTable.checkout(manifest.tables.passages);
-  const metaColumns = revisionsSchema.fields.map((f) => f.name).filter((name) => name !== 'body');
+  const revisionFields = await revisionsTable.schema();
+  const withOrdinals = hasField(revisionFields, REVISION_ORDINAL) && hasField(await passagesTable.schema(), PASSAGE_ORDINAL);
+  const metaColumns = revisionFields.fields.map((f) => f.name).filter((name) => name !== 'body');
   const metaRows = await revisionsTable.query().select(metaColumns).toArray();
   const revisions = new Map<RevisionId, RevisionMeta>();
+  const ordinals = new Map<RevisionId, number>();
   for (const row of metaRows as Record<string, unknown>[]) {
     const meta = toRevisionMeta(row);
     revisions.set(meta.revision, meta);
+    if (withOrdinals) ordinals.set(meta.revision, Number(row[REVISION_ORDINAL]));
   }
+  const ordinalOf = withOrdinals ? ordinals : null;
+  // The hybrid retriever passes one array to both searches: build its filter once.
+  const filters = new WeakMap<readonly RevisionId[], string | null>();
+  const filterOf = (allowed: readonly RevisionId[]): string | null => {
+    let filter = filters.get(allowed);
+    if (filter === undefined) {
+      filter = allowedFilter(allowed, ordinalOf);
+      filters.set(allowed, filter);
+    }
+    return filter;
+  };
+  const vectorMethod = await vectorMethodOf(passagesTable);
   const present = new Set(manifest.present);
   // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
   const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
@@ -120,6 +134,7 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
     manifest,
     snapshotId: snapshotIdOf(manifest),
     revisions,
+    vectorMethod,
     inForce: ({ role, asOf }) => {
       const key = `${role}@${asOf}`;
       let chosen = inForceCache.get(key);
@@ -129,27 +144,41 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
       }
       return chosen;
     },
-    async vectorSearch({ vector, revisions: allowed, limit }) {
-      if (allowed.length === 0) return [];
-      const rows = (await passagesTable
-        .vectorSearch(vector)
-        .distanceType('cosine')
-        .where(revisionFilter(allowed))
-        .select(VECTOR_COLUMNS)
-        .limit(limit)
-        .toArray()) as Record<string, unknown>[];
+    async vectorSearch({ vector, revisions: allowed, limit, exact: exactOnly }) {
+      const filter = filterOf(allowed);
+      if (filter === null) return [];
+      const exact = async (): Promise<Record<string, unknown>[]> =>
+        (await passagesTable.vectorSearch(vector).distanceType('cosine').where(filter).bypassVectorIndex().select(VECTOR_COLUMNS).limit(limit).toArray()) as Record<string, unknown>[];
+      let rows: Record<string, unknown>[];
+      if (vectorMethod === 'flat' || exactOnly === true) rows = await exact();
+      else {
+        rows = (await passagesTable
+          .vectorSearch(vector)
+          .distanceType('cosine')
+          .where(filter)
+          .ef(Math.max(HNSW_EF, limit * HNSW_REFINE))
+          .refineFactor(HNSW_REFINE)
+          .select(VECTOR_COLUMNS)
+          .limit(limit)
+          .toArray()) as Record<string, unknown>[];
+        // A narrow filter can leave the graph search short of candidates that exist: search exactly.
+        if (rows.length < limit) rows = await exact();
+      }
+      assertAllowed(rows, allowed);
       return rows.map((row) => ({ passage: toPassage(row), score: 1 - Number(row._distance) }));
     },
     async textSearch({ query, revisions: allowed, limit }) {
       const words = plainWords(query);
-      if (allowed.length === 0 || words === '') return [];
+      const filter = filterOf(allowed);
+      if (filter === null || words === '') return [];
       const rows = (await passagesTable
         .query()
         .fullTextSearch(words, { columns: 'search_text' })
-        .where(revisionFilter(allowed))
+        .where(filter)
         .select(TEXT_COLUMNS)
         .limit(limit)
         .toArray()) as Record<string, unknown>[];
+      assertAllowed(rows, allowed);
       return rows.map((row) => ({ passage: toPassage(row), score: Number(row._score) }));
     },
     async revisionBody(revision) {
@@ -175,134 +204,4 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
       db.close();
     },
   };
-}
-
-export interface EmbeddedPassage extends Passage {
-  readonly searchText: string;
-  readonly vector: Float32Array;
-}
-
-export interface CommitRequest {
-  readonly dataDir: string;
-  readonly repository: string;
-  readonly assistant: Manifest['assistant'];
-  readonly model: Manifest['model'];
-  /** Revisions not yet in the index, with their embedded passages. */
-  readonly revisions: readonly Revision[];
-  readonly passages: readonly EmbeddedPassage[];
-  readonly present: readonly RevisionId[];
-  readonly now: Date;
-}
-
-function revisionRow(rev: Revision, seq: number, now: Date): Record<string, unknown> {
-  return {
-    revision: rev.revision,
-    source_id: rev.sourceId,
-    title: rev.title,
-    status: rev.status,
-    effective_date: rev.effectiveDate,
-    version: rev.version,
-    review_by: rev.reviewBy,
-    owner: rev.owner,
-    audience: [...rev.audience],
-    entities: JSON.stringify(rev.entities),
-    path: rev.path,
-    body: rev.body,
-    ingest_seq: seq,
-    ingested_at: now.toISOString(),
-  };
-}
-
-function passageRow(p: EmbeddedPassage, rev: Revision): PassageRow {
-  return {
-    chunk_id: p.chunkId,
-    revision: p.revision,
-    source_id: p.sourceId,
-    version: rev.version,
-    status: rev.status,
-    effective_date: rev.effectiveDate,
-    audience: [...rev.audience],
-    entity_tags: Object.entries(rev.entities).map(([k, v]) => `${k}=${v}`),
-    title: rev.title,
-    headings: [...p.headings],
-    start: p.start,
-    end: p.end,
-    text: p.text,
-    search_text: p.searchText,
-    vector: Array.from(p.vector),
-  };
-}
-
-/** Bring a table back to the committed version, discarding rows of an ingest that never committed. */
-async function rollBackTo(table: lancedb.Table, version: number): Promise<void> {
-  if ((await table.version()) === version) return;
-  await table.checkout(version);
-  await table.restore();
-}
-
-/**
- * Append new revisions and passages, then commit a new manifest. All or nothing: until the
- * manifest is replaced, readers (and a later ingest) see the previous commit.
- */
-export async function commitIngest(request: CommitRequest): Promise<Manifest> {
-  const { dataDir } = request;
-  await mkdir(path.join(dataDir, LANCE_DIR), { recursive: true });
-  return withWriteLock(dataDir, async () => {
-    const previous = await readManifest(dataDir);
-    const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
-    try {
-      const names = await db.tableNames();
-      if (previous === null) {
-        for (const name of names) await db.dropTable(name);
-      }
-      const revisionsTable =
-        previous === null
-          ? await db.createEmptyTable(REVISIONS_TABLE, revisionsSchema)
-          : await db.openTable(REVISIONS_TABLE);
-      const passagesTable =
-        previous === null
-          ? await db.createEmptyTable(PASSAGES_TABLE, passagesSchema(request.model.dimensions))
-          : await db.openTable(PASSAGES_TABLE);
-      if (previous !== null) {
-        await rollBackTo(revisionsTable, previous.tables.revisions);
-        await rollBackTo(passagesTable, previous.tables.passages);
-      }
-      const seq = (previous?.seq ?? 0) + 1;
-      const byRevision = new Map(request.revisions.map((r) => [r.revision, r]));
-      if (request.passages.length > 0) {
-        await passagesTable.add(
-          request.passages.map((p) => {
-            const rev = byRevision.get(p.revision);
-            if (rev === undefined) throw new CitetraceError('INTERNAL', `passage ${p.chunkId} has no revision in this ingest`);
-            return passageRow(p, rev) as unknown as Record<string, unknown>;
-          }),
-        );
-        await passagesTable.createIndex('search_text', {
-          config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, language: 'English', asciiFolding: true, lowercase: true }),
-          replace: true,
-        });
-      }
-      if (request.revisions.length > 0) {
-        await revisionsTable.add(request.revisions.map((r) => revisionRow(r, seq, request.now)));
-      }
-      const manifest: Manifest = {
-        format: 1,
-        seq,
-        committed_at: request.now.toISOString(),
-        repository: request.repository,
-        assistant: request.assistant,
-        model: request.model,
-        tables: { revisions: await revisionsTable.version(), passages: await passagesTable.version() },
-        present: [...request.present].sort(),
-      };
-      await writeManifest(dataDir, manifest);
-      revisionsTable.close();
-      passagesTable.close();
-      return manifest;
-    } catch (error) {
-      throw wrapError('INTERNAL', `index write failed in ${dataDir} (the previous commit is intact)`, error);
-    } finally {
-      db.close();
-    }
-  });
 }

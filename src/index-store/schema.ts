@@ -5,6 +5,8 @@ const texts = (name: string): Field => new Field(name, new List(new Field('item'
 
 export const REVISIONS_TABLE = 'revisions';
 export const PASSAGES_TABLE = 'passages';
+export const REVISION_ORDINAL = 'ordinal';
+export const PASSAGE_ORDINAL = 'rev_ordinal';
 
 /** One row per revision, keyed by content hash; never updated, never deleted. */
 export const revisionsSchema = new Schema([
@@ -22,6 +24,13 @@ export const revisionsSchema = new Schema([
   text('body'),
   new Field('ingest_seq', new Int32(), false),
   text('ingested_at'),
+  /**
+   * A small integer naming the revision inside this index (1, 2, 3, ... in ingest order), copied
+   * to its passages as rev_ordinal: the in-force prefilter is `rev_ordinal IN (...)` over integers
+   * instead of thousands of 71-character revision ids. Indexes written before it lack both
+   * columns and keep filtering on `revision`.
+   */
+  new Field('ordinal', new Int32(), false),
 ]);
 
 /** One row per passage with its vector and the revision facts retrieval filters on. */
@@ -37,6 +46,7 @@ export function passagesSchema(dimensions: number): Schema {
     texts('entity_tags'),
     text('title'),
     texts('headings'),
+    new Field('rev_ordinal', new Int32(), false),
     new Field('start', new Int32(), false),
     new Field('end', new Int32(), false),
     text('text'),
@@ -56,6 +66,7 @@ export interface PassageRow {
   readonly entity_tags: readonly string[];
   readonly title: string;
   readonly headings: readonly string[];
+  readonly rev_ordinal?: number;
   readonly start: number;
   readonly end: number;
   readonly text: string;

@@ -22,7 +22,7 @@ export function createHybridRetriever(options: {
   const mode = options.mode ?? 'hybrid';
   const depth = options.depth ?? 30;
   return {
-    id: `${mode}(vector=lancedb-cosine:${embedder.modelId},fts=lancedb-bm25,fusion=rrf-k${RRF_K},depth=${depth})`,
+    id: `${mode}(vector=lancedb-cosine${index.vectorMethod === 'flat' ? '' : `+${index.vectorMethod}`}:${embedder.modelId},fts=lancedb-bm25,fusion=rrf-k${RRF_K},depth=${depth})`,
     async retrieve(request: RetrievalRequest): Promise<readonly Hit[]> {
       const inForce = index.inForce({ role: request.role, asOf: request.asOf });
       const revisions = [...inForce.values()].filter((r) => matchesMentioned(r.entities, request.entities)).map((r) => r.revision);

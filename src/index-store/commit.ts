@@ -1,0 +1,161 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { CitetraceError, wrapError, type Passage, type Revision, type RevisionId } from '../domain/index.js';
+import { hasField } from './filters.js';
+import { LANCE_DIR, readManifest, withWriteLock, writeManifest, type Manifest } from './manifest.js';
+import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE, passagesSchema, revisionsSchema, type PassageRow } from './schema.js';
+import { DEFAULT_VECTOR_INDEX, maintainOrdinalIndex, maintainVectorIndex, type VectorIndexPolicy } from './vector-index.js';
+
+export interface EmbeddedPassage extends Passage {
+  readonly searchText: string;
+  readonly vector: Float32Array;
+}
+
+export interface CommitRequest {
+  readonly dataDir: string;
+  readonly repository: string;
+  readonly assistant: Manifest['assistant'];
+  readonly model: Manifest['model'];
+  /** Revisions not yet in the index, with their embedded passages. */
+  readonly revisions: readonly Revision[];
+  readonly passages: readonly EmbeddedPassage[];
+  readonly present: readonly RevisionId[];
+  readonly now: Date;
+  /** When to build the vector index; default DEFAULT_VECTOR_INDEX. */
+  readonly vectorIndex?: VectorIndexPolicy;
+}
+
+function revisionRow(rev: Revision, seq: number, now: Date, ordinal: number | null): Record<string, unknown> {
+  return {
+    ...(ordinal === null ? {} : { [REVISION_ORDINAL]: ordinal }),
+    revision: rev.revision,
+    source_id: rev.sourceId,
+    title: rev.title,
+    status: rev.status,
+    effective_date: rev.effectiveDate,
+    version: rev.version,
+    review_by: rev.reviewBy,
+    owner: rev.owner,
+    audience: [...rev.audience],
+    entities: JSON.stringify(rev.entities),
+    path: rev.path,
+    body: rev.body,
+    ingest_seq: seq,
+    ingested_at: now.toISOString(),
+  };
+}
+
+function passageRow(p: EmbeddedPassage, rev: Revision, ordinal: number | null): PassageRow {
+  return {
+    ...(ordinal === null ? {} : { rev_ordinal: ordinal }),
+    chunk_id: p.chunkId,
+    revision: p.revision,
+    source_id: p.sourceId,
+    version: rev.version,
+    status: rev.status,
+    effective_date: rev.effectiveDate,
+    audience: [...rev.audience],
+    entity_tags: Object.entries(rev.entities).map(([k, v]) => `${k}=${v}`),
+    title: rev.title,
+    headings: [...p.headings],
+    start: p.start,
+    end: p.end,
+    text: p.text,
+    search_text: p.searchText,
+    vector: Array.from(p.vector),
+  };
+}
+
+const ADD_BATCH = 4096;
+
+/** Bring a table back to the committed version, discarding rows of an ingest that never committed. */
+async function rollBackTo(table: lancedb.Table, version: number): Promise<void> {
+  if ((await table.version()) === version) return;
+  await table.checkout(version);
+  await table.restore();
+}
+
+/**
+ * Append new revisions and passages, then commit a new manifest. All or nothing: until the
+ * manifest is replaced, readers (and a later ingest) see the previous commit.
+ */
+export async function commitIngest(request: CommitRequest): Promise<Manifest> {
+  const { dataDir } = request;
+  await mkdir(path.join(dataDir, LANCE_DIR), { recursive: true });
+  return withWriteLock(dataDir, async () => {
+    const previous = await readManifest(dataDir);
+    const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
+    try {
+      const names = await db.tableNames();
+      if (previous === null) {
+        for (const name of names) await db.dropTable(name);
+      }
+      const revisionsTable =
+        previous === null
+          ? await db.createEmptyTable(REVISIONS_TABLE, revisionsSchema)
+          : await db.openTable(REVISIONS_TABLE);
+      const passagesTable =
+        previous === null
+          ? await db.createEmptyTable(PASSAGES_TABLE, passagesSchema(request.model.dimensions))
+          : await db.openTable(PASSAGES_TABLE);
+      if (previous !== null) {
+        await rollBackTo(revisionsTable, previous.tables.revisions);
+        await rollBackTo(passagesTable, previous.tables.passages);
+      }
+      const seq = (previous?.seq ?? 0) + 1;
+      const byRevision = new Map(request.revisions.map((r) => [r.revision, r]));
+      // Ordinals continue after the largest committed one; an index from before ordinals has none.
+      const withOrdinals = hasField(await revisionsTable.schema(), REVISION_ORDINAL) && hasField(await passagesTable.schema(), PASSAGE_ORDINAL);
+      const ordinals = new Map<RevisionId, number>();
+      if (withOrdinals) {
+        let next = 1;
+        for (const row of (await revisionsTable.query().select([REVISION_ORDINAL]).toArray()) as Record<string, unknown>[]) next = Math.max(next, Number(row[REVISION_ORDINAL]) + 1);
+        for (const rev of request.revisions) ordinals.set(rev.revision, next++);
+      }
+      // Rows are converted and appended in batches: one array of JS numbers per vector for every
+      // passage at once would hold gigabytes at 100k passages. Uncommitted batches are rolled back
+      // like any other write.
+      for (let i = 0; i < request.passages.length; i += ADD_BATCH) {
+        await passagesTable.add(
+          request.passages.slice(i, i + ADD_BATCH).map((p) => {
+            const rev = byRevision.get(p.revision);
+            if (rev === undefined) throw new CitetraceError('INTERNAL', `passage ${p.chunkId} has no revision in this ingest`);
+            return passageRow(p, rev, ordinals.get(p.revision) ?? null) as unknown as Record<string, unknown>;
+          }),
+        );
+      }
+      if (request.passages.length > 0) {
+        await passagesTable.createIndex('search_text', {
+          config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, language: 'English', asciiFolding: true, lowercase: true }),
+          replace: true,
+        });
+      }
+      if (request.passages.length > 0 || request.vectorIndex !== undefined) {
+        await maintainVectorIndex(passagesTable, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);
+        if (withOrdinals) await maintainOrdinalIndex(passagesTable, PASSAGE_ORDINAL, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);
+      }
+      if (request.revisions.length > 0) {
+        await revisionsTable.add(request.revisions.map((r) => revisionRow(r, seq, request.now, ordinals.get(r.revision) ?? null)));
+      }
+      const manifest: Manifest = {
+        format: 1,
+        seq,
+        committed_at: request.now.toISOString(),
+        repository: request.repository,
+        assistant: request.assistant,
+        model: request.model,
+        tables: { revisions: await revisionsTable.version(), passages: await passagesTable.version() },
+        present: [...request.present].sort(),
+      };
+      await writeManifest(dataDir, manifest);
+      revisionsTable.close();
+      passagesTable.close();
+      return manifest;
+    } catch (error) {
+      throw wrapError('INTERNAL', `index write failed in ${dataDir} (the previous commit is intact)`, error);
+    } finally {
+      db.close();
+    }
+  });
+}
