@@ -55,9 +55,10 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
   let db: Database.Database;
   try {
     db = new Database(options.file);
+    // The busy timeout first: switching to WAL and migrating take locks that concurrent openers wait for.
+    db.pragma('busy_timeout = 10000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 10000');
     db.pragma('foreign_keys = ON');
     const version = Number(db.pragma('user_version', { simple: true }));
     db.transaction(() => {
