@@ -30,6 +30,29 @@ export function contextTerms(p: SupportingText): string[] {
   return analysisTerms([p.revision.title, ...p.passage.headings].join(' '));
 }
 
+interface Statement {
+  readonly text: string;
+  readonly terms: ReadonlySet<string>;
+}
+
+/** Parsed passages by their text and context: parsing is most of a decision's cost, and the same passages come back question after question. */
+const statements = new Map<string, readonly Statement[]>();
+const MAX_CACHED_PASSAGES = 20_000;
+
+/** The answer-capable sentences of a passage, each with its terms read under the page title and headings. */
+function statementsOf(p: LabeledPassage): readonly Statement[] {
+  const key = [p.revision.title, ...p.passage.headings, p.passage.text].join('\u0000');
+  const cached = statements.get(key);
+  if (cached !== undefined) return cached;
+  const context = contextTerms(p);
+  const parsed = passageSentences(p.passage.text)
+    .filter((text) => !isInstruction(text))
+    .map((text) => ({ text, terms: new Set([...context, ...analysisTerms(text), ...statedDetails(text)]) }));
+  if (statements.size >= MAX_CACHED_PASSAGES) statements.delete(statements.keys().next().value ?? '');
+  statements.set(key, parsed);
+  return parsed;
+}
+
 /** Least coverage for a sentence to count as addressing the question; one reviewed setting. */
 export const MIN_COVERAGE = 0.3;
 
@@ -67,12 +90,7 @@ export const addresses = (s: ScoredSentence): boolean => s.coverage >= MIN_COVER
  * instructions) are never candidates.
  */
 export function decideSupport(focus: QuestionFocus, passages: readonly LabeledPassage[]): SupportDecision {
-  const candidates = passages.flatMap((p, rank) => {
-    const context = contextTerms(p);
-    return passageSentences(p.passage.text)
-      .filter((text) => !isInstruction(text))
-      .map((text, position) => ({ label: p.label, rank, position, text, terms: new Set([...context, ...analysisTerms(text), ...statedDetails(text)]) }));
-  });
+  const candidates = passages.flatMap((p, rank) => statementsOf(p).map((s, position) => ({ label: p.label, rank, position, ...s })));
   const named = new Set(candidates.flatMap((c) => [...c.terms]));
   const unnamed = focus.topics.filter((t) => !named.has(t) && !(t.length >= 4 && [...named].some((n) => withinOneEdit(t, n))));
   if (focus.terms.length === 0 || candidates.length === 0) return { focus, scored: [], unnamed, addressing: new Set() };
