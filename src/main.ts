@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
 import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
@@ -8,8 +9,12 @@ import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
 
-/** Composition root: the one place that turns configuration into ready adapters. */
-export async function createEmbedder(config: Config, onProgress?: (message: string) => void): Promise<Embedder> {
+/**
+ * Composition root: the one place that turns configuration into ready adapters. `bulk` is for
+ * ingest, which embeds passages in batches and gains from every core; answering embeds one
+ * question at a time, many at once, with CITETRACE_EMBED_THREADS (default 1).
+ */
+export async function createEmbedder(config: Config, onProgress?: (message: string) => void, use: 'questions' | 'bulk' = 'questions'): Promise<Embedder> {
   const model = await provisionModel({
     cacheDir: config.modelCacheDir,
     modelDir: config.modelDir,
@@ -17,7 +22,7 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
     allowHub: config.allowHub,
     ...(onProgress ? { onProgress } : {}),
   });
-  return createTransformersEmbedder({ model });
+  return createTransformersEmbedder({ model, threads: use === 'bulk' ? Math.max(config.embedThreads, os.availableParallelism()) : config.embedThreads });
 }
 
 export const isPostgresUrl = (traces: string): boolean => /^postgres(?:ql)?:\/\//u.test(traces);

@@ -65,7 +65,7 @@ export function buildProgram(io: Io): Command {
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
       const cfg = config();
-      const embedder = await createEmbedder(cfg, progress);
+      const embedder = await createEmbedder(cfg, progress, 'bulk');
       const report = await ingestRepository({ root: dir, dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress });
       io.out(`${formatIngest(report)}\n`);
     });
@@ -76,7 +76,7 @@ export function buildProgram(io: Io): Command {
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
       const cfg = config();
-      const embedder = await createEmbedder(cfg, progress);
+      const embedder = await createEmbedder(cfg, progress, 'bulk');
       const watcher = watchRepository({
         root: dir,
         dataDir: cfg.dataDir,

@@ -10,13 +10,20 @@ const BATCH = 32;
  * A local sentence embedder on transformers.js (onnxruntime-node, CPU). Remote models are
  * disabled before anything loads: the model is read from the provisioned folder or not at all.
  */
-export async function createTransformersEmbedder(options: { readonly model: ProvisionedModel }): Promise<Embedder> {
+export async function createTransformersEmbedder(options: {
+  readonly model: ProvisionedModel;
+  /** onnxruntime intra-op threads per call (default 1). */
+  readonly threads?: number;
+}): Promise<Embedder> {
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = path.dirname(options.model.dir);
   let extractor: FeatureExtractionPipeline;
   try {
-    extractor = await pipeline('feature-extraction', path.basename(options.model.dir), { dtype: 'q8' });
+    extractor = await pipeline('feature-extraction', path.basename(options.model.dir), {
+      dtype: 'q8',
+      session_options: { intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1 },
+    });
   } catch (error) {
     throw wrapError('MODEL_UNAVAILABLE', `cannot load the embedding model from ${options.model.dir}`, error);
   }
