@@ -28,7 +28,8 @@ const CONCEPTS: readonly (readonly [string, RegExp])[] = [
   ['@weekend', /\bweekends?\b|\bsaturdays?\b|\bsundays?\b/gu],
   ['@sameday', /\bsame[- ]day\b|\btoday\b|\bthis (?:morning|afternoon)\b/gu],
   ['@illness', /\bsick\b|\bill(?:ness(?:es)?)?\b|\bunder the weather\b|\bfevers?\b|\bcolds?\b|\bcough\w*\b|\bsore throats?\b|\bearaches?\b|\bminor injur\w*\b/gu],
-  ['@caregiver', /\bgrand(?:ma|pa|mother|father|parents?)\b|\baunts?\b|\buncles?\b|\bbabysitters?\b|\bnann(?:y|ies)\b|\brelatives?\b|\b(?:another|other) adults?\b|\bfamily members?\b|\bcaregivers?\b/gu],
+  ['@forms', /\b(?:school|camp|sports?|work|disability) (?:forms?|paperwork)\b|\bpaperwork\b|\bforms?\b/gu],
+  ['@caregiver', /\badults? who (?:is|are) not (?:the |a )?(?:child's |patient's )?parents?(?: or legal guardians?)?\b|\bgrand(?:ma|pa|mother|father|parents?)\b|\baunts?\b|\buncles?\b|\bbabysitters?\b|\bnann(?:y|ies)\b|\brelatives?\b|\b(?:another|other) adults?\b|\bfamily members?\b|\bcaregivers?\b/gu],
 ];
 
 export interface Conceptualized {
