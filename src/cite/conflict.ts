@@ -3,9 +3,9 @@ import { analysisTerms, detailValues } from '../text/index.js';
 import { addresses, type SupportDecision } from './coverage.js';
 
 /** How close to the best sentence a rival source's sentence must come to count as a second answer. */
-export const CONFLICT_MARGIN = 0.9;
+const CONFLICT_MARGIN = 0.9;
 /** How much of their wording two sentences must share to be statements about the same thing (Jaccard over content words). */
-export const SAME_CLAIM_OVERLAP = 0.5;
+const SAME_CLAIM_OVERLAP = 0.5;
 
 function overlap(a: string, b: string): number {
   const x = new Set(analysisTerms(a));
@@ -24,9 +24,10 @@ const scopeOf = (p: LabeledPassage): string => JSON.stringify(Object.entries(p.r
 /**
  * Two sources in force, for the same clinic (or both system-wide), whose best sentences both
  * address the question, say the same thing in mostly the same words, and state the asked detail
- * with different values ("7 am to 4 pm" against "8 am to 2 pm"): the material disagrees, and citing either would hide it. Different clinics
- * differing is not a conflict (that is what clarification is for); two revisions of one source
- * never both reach here, since only the revision in force is retrieved.
+ * with different values ("7 am to 4 pm" against "8 am to 2 pm"): the material disagrees, and
+ * citing either would hide it. Different clinics differing is not a conflict (that is what
+ * clarification is for); two revisions of one source never both reach here, since only the
+ * revision in force is retrieved.
  */
 export function findConflict(decision: SupportDecision, offered: readonly LabeledPassage[]): Conflict | null {
   if (decision.focus.details.size === 0) return null;

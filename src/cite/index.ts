@@ -2,4 +2,4 @@ export { addresses, decideSupport, MIN_COVERAGE, withinOneEdit, type ScoredSente
 export { checkLabels, parseLabeledSentences, stripLabels, type LabelCheck, type LabeledSentence } from './labels.js';
 export { SUPPORT_THRESHOLD, supportScore } from './support.js';
 export { validateAnswer, type Validation, type ValidatedSentence } from './validate.js';
-export { CONFLICT_MARGIN, findConflict, SAME_CLAIM_OVERLAP, type Conflict } from './conflict.js';
+export { findConflict, type Conflict } from './conflict.js';

@@ -19,7 +19,7 @@ const DETAILS: readonly DetailRule[] = [
     term: '#time',
     asked: /\b(?:what time|until when|until what|how late(?! (?:can|may|could) (?:i|we|you)\b)|what hours|open(?:ing)? times?)\b|(?<!\d )\bhours\b|(?<!how )\bclos(?:e|es|ing)\b|\bhow early (?:does|do|is|are) (?:the )?\w+(?: \w+)? open\b/u,
     stated: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\bnoon\b|\bmidnight\b|\b24 hours a day\b/u,
-    cues: ['time', 'until', 'hour', 'open', 'clos', 'stop', 'start'],
+    cues: ['time', 'until', 'hour', 'open', 'close', 'stop', 'start'],
   },
   {
     term: '#day',
@@ -31,7 +31,7 @@ const DETAILS: readonly DetailRule[] = [
     term: '#fee',
     asked: /\bhow much(?! (?:notice|time|advance|earlier|later|longer|sooner))\b|\bcosts?\b|\bprices?\b|\bcharged?\b|\bfree\b|\b(?:have|need) to pay\b|\bpay for\b|\bis there (?:a|any) (?:fee|charge)\b|\bcharge for\b|\bcost extra\b|\bwithout paying\b|\bfor free\b|\bfree of charge\b/u,
     stated: /\$\s?\d|\bfree\b|\bno (?:charge|cost|fee)\b|\bat no cost\b|\bcopay\b|\bbilled to (?:your )?insurance\b/u,
-    cues: ['much', 'cost', 'price', 'charg', 'pay', 'paying', 'fee', 'extra', 'without'],
+    cues: ['much', 'cost', 'price', 'charge', 'pay', 'paying', 'fee', 'extra', 'without'],
   },
   {
     term: '#phone',
@@ -43,7 +43,7 @@ const DETAILS: readonly DetailRule[] = [
     term: '#lead',
     asked: /\bhow (?:far|long|soon|close|many (?:hours|days|minutes|weeks))\b|\bhow late (?:can|may|could) (?:i|we|you)\b|\bhow early (?:should|do|must|can)\b|\bin advance\b|\bahead\b|\bnotice\b/u,
     stated: /\b\d+[\s-]?(?:hours?|days?|minutes?|weeks?|months?|business days?)\b|\b(?:one|two|three|four|five|ten|fifteen|twenty-four|48|24) (?:hours?|days?|minutes?|weeks?)\b/u,
-    cues: ['far', 'long', 'soon', 'close', 'early', 'late', 'advance', 'ahead', 'notic'],
+    cues: ['far', 'long', 'soon', 'close', 'early', 'late', 'advance', 'ahead', 'notice'],
   },
   {
     term: '#address',

@@ -1,5 +1,5 @@
 export { analysisTerms, contentTerms, stem, words } from './tokens.js';
 export { passageSentences, splitSentences } from './sentences.js';
-export { askedDetails, detailCues, detailValues, statedDetails } from './details.js';
+export { detailValues, statedDetails } from './details.js';
 export { conceptualize, type Conceptualized } from './concepts.js';
 export { channelsOf, questionFocus, type QuestionFocus } from './question.js';

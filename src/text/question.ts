@@ -68,9 +68,9 @@ export function channelsOf(terms: ReadonlySet<string>): ReadonlySet<string> {
 export function questionFocus(question: string, names: ReadonlySet<string> = new Set()): QuestionFocus {
   // Split on end punctuation, not with a sentence segmenter: the normalized question is lower-case.
   const sentences = question.split(/(?<=[.!?])\s+/u).filter((s) => s.trim() !== '');
-  const asking = sentences.filter((s) => s.trimEnd().endsWith('?'));
+  const asking = sentences.filter((s) => s.trimEnd().endsWith('?')).join(' ');
   // "I forgot my portal password. What do I do?": an asking sentence without content words asks about the rest.
-  const text = asking.length > 0 && analysisTerms(asking.join(' ')).length > 0 ? asking.join(' ') : question;
+  const text = analysisTerms(asking).length > 0 ? asking : question;
   const details = askedDetails(text);
   const cues = detailCues(details);
   const all = [...new Set(analysisTerms(text))].filter((t) => !cues.has(t));
