@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedder } from '../src/embed/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { commitIngest, openPolicyIndex, readManifest, type PolicyIndex } from '../src/index-store/index.js';
+import { allowedTop } from '../src/index-store/filters.js';
 import { LANCE_DIR, writeManifest } from '../src/index-store/manifest.js';
 import { openRuntime } from '../src/main.js';
 import type { RevisionId, Role } from '../src/domain/index.js';
@@ -175,5 +176,38 @@ describe('an index written before revision ordinals', () => {
     } finally {
       await runtime.close();
     }
+  });
+});
+
+describe('searching unfiltered and dropping disallowed rows', () => {
+  it('returns exactly the best allowed rows, whichever path it takes', async () => {
+    const row = fc.record({ revision: fc.constantFrom('r1', 'r2', 'r3', 'r4', 'r5', 'r6') });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { maxLength: 300 }),
+        fc.subarray(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], { minLength: 1 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 120 }),
+        // The share is an estimate (revisions, not passages), so any value must stay correct.
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        async (rows, allowedList, limit, maxUnfiltered, share) => {
+          const ranked = rows.map((r, i) => ({ ...r, rank: i }));
+          const allowed = new Set(allowedList);
+          const truth = ranked.filter((r) => allowed.has(r.revision)).slice(0, limit);
+          const calls: string[] = [];
+          const scope = { allowed, share, filter: () => 'revision IN (...)' };
+          const got = await allowedTop(
+            scope,
+            limit,
+            maxUnfiltered,
+            (n) => (calls.push('unfiltered'), Promise.resolve(ranked.slice(0, n))),
+            () => (calls.push('prefiltered'), Promise.resolve(truth)),
+          );
+          expect(got).toEqual(truth);
+          expect(calls.length).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

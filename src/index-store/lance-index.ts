@@ -14,7 +14,7 @@ import {
   type Role,
   type SourceId,
 } from '../domain/index.js';
-import { allowedFilter, assertAllowed, hasField } from './filters.js';
+import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED, type Scope } from './filters.js';
 import { LANCE_DIR, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
 import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
@@ -39,7 +39,7 @@ export interface PolicyIndex {
   /** Exact (flat) cosine search, or the HNSW index once the table is large (see vector-index.ts). */
   readonly vectorMethod: VectorMethod;
   inForce(query: { readonly role: Role; readonly asOf: IsoDate }): ReadonlyMap<SourceId, RevisionMeta>;
-  /** `exact` skips the ANN index (recall checks, audits): flat search under the same prefilter. */
+  /** `exact` skips the ANN index (recall checks, audits): flat search over the same allowed revisions. */
   vectorSearch(request: SearchRequest & { readonly vector: Float32Array; readonly exact?: boolean }): Promise<readonly PassageMatch[]>;
   textSearch(request: SearchRequest & { readonly query: string }): Promise<readonly PassageMatch[]>;
   /** The stored body of any revision ever ingested, for verification and audits. */
@@ -115,15 +115,20 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
     if (withOrdinals) ordinals.set(meta.revision, Number(row[REVISION_ORDINAL]));
   }
   const ordinalOf = withOrdinals ? ordinals : null;
-  // The hybrid retriever passes one array to both searches: build its filter once.
-  const filters = new WeakMap<readonly RevisionId[], string | null>();
-  const filterOf = (allowed: readonly RevisionId[]): string | null => {
-    let filter = filters.get(allowed);
-    if (filter === undefined) {
-      filter = allowedFilter(allowed, ordinalOf);
-      filters.set(allowed, filter);
+  // The hybrid retriever passes one array to both searches: build its scope once.
+  const scopes = new WeakMap<readonly RevisionId[], Scope>();
+  const scopeOf = (allowed: readonly RevisionId[]): Scope => {
+    let scope = scopes.get(allowed);
+    if (scope === undefined) {
+      let filter: string | null | undefined;
+      scope = {
+        allowed: new Set(allowed),
+        share: allowed.length / Math.max(1, revisions.size),
+        filter: () => (filter === undefined ? (filter = allowedFilter(allowed, ordinalOf)) : filter),
+      };
+      scopes.set(allowed, scope);
     }
-    return filter;
+    return scope;
   };
   const vectorMethod = await vectorMethodOf(passagesTable);
   const present = new Set(manifest.present);
@@ -145,40 +150,31 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
       return chosen;
     },
     async vectorSearch({ vector, revisions: allowed, limit, exact: exactOnly }) {
-      const filter = filterOf(allowed);
-      if (filter === null) return [];
-      const exact = async (): Promise<Record<string, unknown>[]> =>
-        (await passagesTable.vectorSearch(vector).distanceType('cosine').where(filter).bypassVectorIndex().select(VECTOR_COLUMNS).limit(limit).toArray()) as Record<string, unknown>[];
-      let rows: Record<string, unknown>[];
-      if (vectorMethod === 'flat' || exactOnly === true) rows = await exact();
-      else {
-        rows = (await passagesTable
-          .vectorSearch(vector)
-          .distanceType('cosine')
-          .where(filter)
-          .ef(Math.max(HNSW_EF, limit * HNSW_REFINE))
-          .refineFactor(HNSW_REFINE)
-          .select(VECTOR_COLUMNS)
-          .limit(limit)
-          .toArray()) as Record<string, unknown>[];
+      if (allowed.length === 0) return [];
+      const scope = scopeOf(allowed);
+      const search = (n: number, where: string | null, exact: boolean): Promise<Record<string, unknown>[]> => {
+        let query = passagesTable.vectorSearch(vector).distanceType('cosine');
+        if (where !== null) query = query.where(where);
+        query = exact ? query.bypassVectorIndex() : query.ef(Math.max(HNSW_EF, n * HNSW_REFINE)).refineFactor(HNSW_REFINE);
+        return query.select(VECTOR_COLUMNS).limit(n).toArray() as Promise<Record<string, unknown>[]>;
+      };
+      const exact = vectorMethod === 'flat' || exactOnly === true;
+      const rows = await allowedTop(scope, limit, MAX_UNFILTERED.vector, (n) => search(n, null, exact), async (filter) => {
+        const found = await search(limit, filter, exact);
         // A narrow filter can leave the graph search short of candidates that exist: search exactly.
-        if (rows.length < limit) rows = await exact();
-      }
-      assertAllowed(rows, allowed);
+        return found.length < limit && !exact ? search(limit, filter, true) : found;
+      });
       return rows.map((row) => ({ passage: toPassage(row), score: 1 - Number(row._distance) }));
     },
     async textSearch({ query, revisions: allowed, limit }) {
       const words = plainWords(query);
-      const filter = filterOf(allowed);
-      if (filter === null || words === '') return [];
-      const rows = (await passagesTable
-        .query()
-        .fullTextSearch(words, { columns: 'search_text' })
-        .where(filter)
-        .select(TEXT_COLUMNS)
-        .limit(limit)
-        .toArray()) as Record<string, unknown>[];
-      assertAllowed(rows, allowed);
+      if (allowed.length === 0 || words === '') return [];
+      const scope = scopeOf(allowed);
+      const search = (n: number, where: string | null): Promise<Record<string, unknown>[]> => {
+        const base = passagesTable.query().fullTextSearch(words, { columns: 'search_text' });
+        return (where === null ? base : base.where(where)).select(TEXT_COLUMNS).limit(n).toArray() as Promise<Record<string, unknown>[]>;
+      };
+      const rows = await allowedTop(scope, limit, MAX_UNFILTERED.text, (n) => search(n, null), (filter) => search(limit, filter));
       return rows.map((row) => ({ passage: toPassage(row), score: Number(row._score) }));
     },
     async revisionBody(revision) {

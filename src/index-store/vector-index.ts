@@ -11,8 +11,9 @@ import * as lancedb from '@lancedb/lancedb';
  * up to 0.6, so the top candidates are re-ranked on their full vectors (refine factor): the
  * scores recorded in traces stay exact cosine similarities.
  *
- * The prefilter is applied by LanceDB inside the index search (rows outside it are never
- * candidates), exactly as for flat search; retrieval still checks every returned row.
+ * Allowed revisions are usually most of the table, and then the search runs unfiltered and
+ * rows of other revisions are dropped after it (see allowedTop in filters.ts); a narrow
+ * scope is prefiltered by LanceDB inside the index search, exactly as for flat search.
  */
 export interface VectorIndexPolicy {
   /** Below this many passages, flat search is fast enough and exact; no index is built. */

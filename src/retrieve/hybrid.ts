@@ -1,4 +1,4 @@
-import { CitetraceError, matchesMentioned } from '../domain/index.js';
+import { CitetraceError, matchesMentioned, type RevisionId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
 import type { PassageMatch, PolicyIndex } from '../index-store/index.js';
 import { reciprocalRankFusion, RRF_K } from './fusion.js';
@@ -6,8 +6,11 @@ import type { Hit, RetrievalRequest, Retriever } from './retriever.js';
 
 export type RetrievalMode = 'hybrid' | 'vector' | 'fts';
 
+/** Distinct (role, date, entities) scopes remembered; a day's questions need a handful. */
+const MAX_SCOPES = 256;
+
 /**
- * LanceDB vector search (cosine over MiniLM) and LanceDB BM25 full-text search, both prefiltered
+ * LanceDB vector search (cosine over MiniLM) and LanceDB BM25 full-text search, both restricted
  * to the in-force revisions the role may see (and, when the question names a clinic, to that
  * clinic's or system-wide revisions), fused by reciprocal rank fusion.
  */
@@ -21,11 +24,22 @@ export function createHybridRetriever(options: {
   const { index, embedder } = options;
   const mode = options.mode ?? 'hybrid';
   const depth = options.depth ?? 30;
+  // One array per role, date and named entities: the index then prepares its search scope once.
+  const scopes = new Map<string, readonly RevisionId[]>();
+  const allowedFor = ({ role, asOf, entities }: RetrievalRequest): readonly RevisionId[] => {
+    const key = JSON.stringify([role, asOf, entities]);
+    let revisions = scopes.get(key);
+    if (revisions === undefined) {
+      if (scopes.size >= MAX_SCOPES) scopes.clear();
+      revisions = [...index.inForce({ role, asOf }).values()].filter((r) => matchesMentioned(r.entities, entities)).map((r) => r.revision);
+      scopes.set(key, revisions);
+    }
+    return revisions;
+  };
   return {
     id: `${mode}(vector=lancedb-cosine${index.vectorMethod === 'flat' ? '' : `+${index.vectorMethod}`}:${embedder.modelId},fts=lancedb-bm25,fusion=rrf-k${RRF_K},depth=${depth})`,
     async retrieve(request: RetrievalRequest): Promise<readonly Hit[]> {
-      const inForce = index.inForce({ role: request.role, asOf: request.asOf });
-      const revisions = [...inForce.values()].filter((r) => matchesMentioned(r.entities, request.entities)).map((r) => r.revision);
+      const revisions = allowedFor(request);
       const limit = Math.max(depth, request.limit);
       const [vector, text] = await Promise.all([
         mode === 'fts'
