@@ -1,7 +1,9 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as lancedb from '@lancedb/lancedb';
 import { openPolicyIndex, readManifest } from '../src/index-store/index.js';
+import { LANCE_DIR } from '../src/index-store/manifest.js';
 import type { Embedder } from '../src/embed/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { copyCorpus, realEmbedder, runBin, snapshotFiles, tempDir } from './helpers.js';
@@ -111,5 +113,56 @@ describe('bad policy files', () => {
     const result = await runBin(['--data', await tempDir(), 'ingest', '/nonexistent/policies']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot read policy repository/u);
+  });
+});
+
+describe('large ingests', () => {
+  it('streams a large ingest into the index in batches, and a failure halfway leaves the previous commit', async () => {
+    const real = await realEmbedder();
+    const repo = await copyCorpus();
+    const dir = await tempDir('citetrace-data-');
+    await ingestRepository({ root: repo, dataDir: dir, embedder: real, now: new Date() });
+    const before = await readManifest(dir);
+    const rowsAt = async (version: number): Promise<number> => {
+      const db = await lancedb.connect(path.join(dir, LANCE_DIR));
+      const table = await db.openTable('passages');
+      await table.checkout(version);
+      const rows = await table.countRows();
+      db.close();
+      return rows;
+    };
+    // One long policy page: several appends' worth of passages (vectors need not be meaningful here).
+    const sections = Array.from({ length: 2600 }, (_, i) => `## Rule ${i}\nRoom ${i} of the annex is booked through the scheduling desk, form ${i}, for visits of type ${i}; ask at the desk for rule ${i} and its form.`);
+    await writeFile(
+      path.join(repo, 'scheduling', 'annex-rooms.md'),
+      `---\nsource_id: annex-rooms\ntitle: Annex room rules\nstatus: approved\neffective_date: 2026-01-01\nversion: 1\naudience: [staff]\n---\n${sections.join('\n\n')}\n`,
+    );
+    let calls = 0;
+    const cheap = (failAt: number): Embedder => ({
+      ...real,
+      embed: ({ texts }) => {
+        calls += 1;
+        if (calls === failAt) return Promise.reject(new Error('embedding worker died'));
+        return Promise.resolve(texts.map((t) => Float32Array.from({ length: 384 }, (_, i) => Math.sin(t.length + i))));
+      },
+    });
+    await expect(ingestRepository({ root: repo, dataDir: dir, embedder: cheap(38), now: new Date() })).rejects.toThrow(/index write failed.*previous commit is intact/su);
+    expect(await readManifest(dir)).toEqual(before);
+    const passagesBefore = await rowsAt(before?.tables.passages ?? 0);
+
+    calls = 0;
+    const report = await ingestRepository({ root: repo, dataDir: dir, embedder: cheap(0), now: new Date() });
+    expect(report.added.map((r) => r.sourceId)).toEqual(['annex-rooms']);
+    expect(report.passagesAdded).toBeGreaterThan(2048 + 64);
+    const after = await readManifest(dir);
+    // Exactly the new revision's passages were added: nothing of the failed attempt survived.
+    expect(await rowsAt(after?.tables.passages ?? 0)).toBe(passagesBefore + report.passagesAdded);
+    const index = await openPolicyIndex({ dataDir: dir });
+    try {
+      const annex = [...index.revisions.values()].find((r) => r.sourceId === 'annex-rooms');
+      expect((await index.passagesOf(annex?.revision ?? ('' as never))).length).toBe(report.passagesAdded);
+    } finally {
+      index.close();
+    }
   });
 });

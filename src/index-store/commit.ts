@@ -17,9 +17,13 @@ export interface CommitRequest {
   readonly repository: string;
   readonly assistant: Manifest['assistant'];
   readonly model: Manifest['model'];
-  /** Revisions not yet in the index, with their embedded passages. */
+  /** Revisions not yet in the index. */
   readonly revisions: readonly Revision[];
-  readonly passages: readonly EmbeddedPassage[];
+  /**
+   * Their embedded passages, in batches: each is appended as it arrives, so a large ingest never
+   * holds every vector at once (100k passages: ~150 MB of vectors, over 1 GB as row objects).
+   */
+  readonly passages: AsyncIterable<readonly EmbeddedPassage[]> | Iterable<readonly EmbeddedPassage[]>;
   readonly present: readonly RevisionId[];
   readonly now: Date;
   /** When to build the vector index; default DEFAULT_VECTOR_INDEX. */
@@ -114,29 +118,33 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         for (const rev of request.revisions) ordinals.set(rev.revision, next++);
       }
       // Rows are converted and appended in batches: one array of JS numbers per vector for every
-      // passage at once would hold gigabytes at 100k passages. Uncommitted batches are rolled back
-      // like any other write.
-      for (let i = 0; i < request.passages.length; i += ADD_BATCH) {
-        await passagesTable.add(
-          request.passages.slice(i, i + ADD_BATCH).map((p) => {
-            const rev = byRevision.get(p.revision);
-            if (rev === undefined) throw new CitetraceError('INTERNAL', `passage ${p.chunkId} has no revision in this ingest`);
-            return passageRow(p, rev, ordinals.get(p.revision) ?? null) as unknown as Record<string, unknown>;
-          }),
-        );
+      // passage at once would hold gigabytes at 100k passages. Appended batches stay invisible
+      // until the manifest names their table version, and are rolled back like any other write.
+      let added = 0;
+      for await (const passages of request.passages) {
+        for (let i = 0; i < passages.length; i += ADD_BATCH) {
+          await passagesTable.add(
+            passages.slice(i, i + ADD_BATCH).map((p) => {
+              const rev = byRevision.get(p.revision);
+              if (rev === undefined) throw new CitetraceError('INTERNAL', `passage ${p.chunkId} has no revision in this ingest`);
+              return passageRow(p, rev, ordinals.get(p.revision) ?? null) as unknown as Record<string, unknown>;
+            }),
+          );
+        }
+        added += passages.length;
       }
-      if (request.passages.length > 0) {
+      if (added > 0) {
         await passagesTable.createIndex('search_text', {
           config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, language: 'English', asciiFolding: true, lowercase: true }),
           replace: true,
         });
       }
-      if (request.passages.length > 0 || request.vectorIndex !== undefined) {
+      if (added > 0 || request.vectorIndex !== undefined) {
         await maintainVectorIndex(passagesTable, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);
         if (withOrdinals) await maintainOrdinalIndex(passagesTable, PASSAGE_ORDINAL, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);
       }
-      if (request.revisions.length > 0) {
-        await revisionsTable.add(request.revisions.map((r) => revisionRow(r, seq, request.now, ordinals.get(r.revision) ?? null)));
+      for (let i = 0; i < request.revisions.length; i += ADD_BATCH) {
+        await revisionsTable.add(request.revisions.slice(i, i + ADD_BATCH).map((r) => revisionRow(r, seq, request.now, ordinals.get(r.revision) ?? null)));
       }
       const manifest: Manifest = {
         format: 1,

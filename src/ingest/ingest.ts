@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CitetraceError, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
+import { CitetraceError, type Passage, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
 import { commitIngest, readManifest, openPolicyIndex, type EmbeddedPassage } from '../index-store/index.js';
 import { chunkRevision, searchTextOf } from './chunk.js';
@@ -79,32 +79,24 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
   const report = { root, revisionsPresent: present.length, withdrawn, warnings: scan.warnings.filter((w) => freshFiles.has(w.file)) };
   if (unchanged) return { ...report, added: [], passagesAdded: 0, commit: previous.seq, changed: false };
 
-  const passages = fresh.flatMap((rev) => chunkRevision(rev).map((p) => ({ passage: p, searchText: searchTextOf(rev.title, p) })));
-  const vectors: Float32Array[] = [];
-  const batch = 64;
-  for (let i = 0; i < passages.length; i += batch) {
-    vectors.push(...(await embedder.embed({ texts: passages.slice(i, i + batch).map((p) => p.searchText) })));
-    options.onProgress?.(`embedded ${Math.min(i + batch, passages.length)}/${passages.length} passages`);
-  }
-  const embedded: EmbeddedPassage[] = passages.map(({ passage, searchText }, i) => {
-    const vector = vectors[i];
-    if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned fewer vectors than passages');
-    return { ...passage, searchText, vector };
-  });
+  let passagesAdded = 0;
   const manifest = await commitIngest({
     dataDir,
     repository: path.resolve(root),
     assistant: scan.assistant,
     model: { id: embedder.modelId, weights_sha256: embedder.weightsSha256, dimensions: embedder.dimensions },
     revisions: fresh,
-    passages: embedded,
+    passages: embedPassages(fresh, embedder, (count, revisions) => {
+      passagesAdded = count;
+      options.onProgress?.(`embedded ${count} passages of ${revisions}/${fresh.length} new revisions`);
+    }),
     present,
     now: options.now,
   });
   return {
     ...report,
     added: fresh.map(({ sourceId, version, revision, path: file }) => ({ sourceId, version, revision, path: file })),
-    passagesAdded: embedded.length,
+    passagesAdded,
     commit: manifest.seq,
     changed: true,
   };
@@ -117,4 +109,43 @@ async function knownRevisions(dataDir: string): Promise<ReadonlyMap<RevisionId, 
   } finally {
     index.close();
   }
+}
+
+/** Passages per model call, and per append to the index: an ingest holds one append's worth of vectors. */
+const EMBED_BATCH = 64;
+const APPEND_BATCH = 2048;
+
+/** Chunk and embed revisions in order, yielding appendable batches as they fill. */
+async function* embedPassages(
+  revisions: readonly Revision[],
+  embedder: Embedder,
+  progress: (passages: number, revisions: number) => void,
+): AsyncGenerator<readonly EmbeddedPassage[]> {
+  const pending: { readonly passage: Passage; readonly searchText: string }[] = [];
+  let embedded = 0;
+  let read = 0;
+  const flush = async (): Promise<readonly EmbeddedPassage[]> => {
+    const batch = pending.splice(0, APPEND_BATCH);
+    // Texts of similar length share a model call, so less of each call is padding.
+    const order = batch.map((_, i) => i).sort((a, b) => (batch[a]?.searchText.length ?? 0) - (batch[b]?.searchText.length ?? 0));
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < order.length; i += EMBED_BATCH) {
+      const slice = order.slice(i, i + EMBED_BATCH);
+      const out = await embedder.embed({ texts: slice.map((j) => batch[j]?.searchText ?? '') });
+      slice.forEach((j, k) => {
+        const vector = out[k];
+        if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned fewer vectors than passages');
+        vectors[j] = vector;
+      });
+      embedded += slice.length;
+      progress(embedded, read);
+    }
+    return batch.map(({ passage, searchText }, i) => ({ ...passage, searchText, vector: vectors[i] as Float32Array }));
+  };
+  for (const rev of revisions) {
+    for (const passage of chunkRevision(rev)) pending.push({ passage, searchText: searchTextOf(rev.title, passage) });
+    read += 1;
+    while (pending.length >= APPEND_BATCH) yield await flush();
+  }
+  if (pending.length > 0) yield await flush();
 }
