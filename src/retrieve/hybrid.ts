@@ -23,7 +23,7 @@ export function createHybridRetriever(options: {
 }): Retriever {
   const { index, embedder } = options;
   const mode = options.mode ?? 'hybrid';
-  const depth = options.depth ?? 30;
+  const depth = options.depth ?? 20;
   // One array per role, date and named entities: the index then prepares its search scope once.
   const scopes = new Map<string, readonly RevisionId[]>();
   const allowedFor = ({ role, asOf, entities }: RetrievalRequest): readonly RevisionId[] => {
