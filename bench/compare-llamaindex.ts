@@ -94,7 +94,7 @@ const CHECKS = [
   },
   {
     check: 'revision pinning',
-    citetrace: { yes: true, why: 'passages carry their revision sha256; in force for role and date is filtered inside LanceDB before ranking' },
+    citetrace: { yes: true, why: 'passages carry their revision sha256; only revisions in force for the role and date are ranked' },
     llamaindex: { yes: false, why: 'nodes carry whatever metadata is given (here the revision id, passively); no in-force or role selection' },
   },
   {

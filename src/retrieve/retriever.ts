@@ -22,7 +22,8 @@ export interface Hit {
 
 /**
  * Ranks passages of the revisions in force for the role on the date. Implementations must
- * apply access and in-force filters before ranking anything.
+ * return only passages of those revisions, and the best of them: the top hits among the allowed
+ * passages, never a top k cut before the access and in-force restriction.
  */
 export interface Retriever {
   /** Goes into every trace's config. */
