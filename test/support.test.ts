@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideSupport, findConflict, withinOneEdit } from '../src/cite/index.js';
 import type { LabeledPassage } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { questionFocus } from '../src/text/index.js';
+import { daysNamed, questionFocus } from '../src/text/index.js';
 import { copyCorpus, demoRuntime } from './helpers.js';
 
 /** Offered passages as the support decision sees them: label, text, headings and title. */
@@ -41,6 +41,47 @@ describe('the support decision', () => {
     expect(focus.terms).not.toContain('week');
     expect(focus.terms).not.toContain('@illness');
     expect(decideSupport(questionFocus("i've had a cough for a week. can i reschedule by phone?"), offered(RESCHEDULE)).addressing).toEqual(new Set(['S1']));
+  });
+
+  it('does not take a rule for other days of the week as the answer for the day asked about', () => {
+    const phone = ['Harbor Clinic hours', 'Front desk', 'The Harbor Clinic front desk answers the phone from 7:30 am to 6 pm on weekdays.'] as const;
+    const saturday = ['Harbor Clinic hours', 'Front desk', 'On Saturdays the Harbor Clinic front desk answers the phone from 8 am to noon.'] as const;
+    const question = 'until what time does the harbor clinic front desk answer the phone on saturdays?';
+    const weekdaysOnly = decideSupport(questionFocus(question), offered(phone));
+    expect(weekdaysOnly.scored[0]?.missing).toContain('day');
+    expect(weekdaysOnly.addressing.size).toBe(0);
+    expect(decideSupport(questionFocus(question), offered(phone, saturday)).addressing).toEqual(new Set(['S2']));
+    // A question that names no day is not held to one.
+    expect(decideSupport(questionFocus('until what time does the harbor clinic front desk answer the phone?'), offered(phone)).addressing).toEqual(new Set(['S1']));
+  });
+
+  it('reads a sentence\'s own channel before its heading\'s: the portal sentence under "Phone and portal hours" is about the portal', () => {
+    const both = ['Harbor Clinic hours', 'Phone and portal hours', 'The patient portal is available 24 hours a day, seven days a week, for viewing your appointments.'] as const;
+    const d = decideSupport(questionFocus('until what time does the front desk answer the phone on saturdays?'), offered(both));
+    expect(d.scored[0]?.missing).toContain('channel');
+    expect(d.addressing.size).toBe(0);
+    // A sentence that names no channel takes its heading's.
+    const plain = ['Harbor Clinic hours', 'Phone hours', 'The front desk answers from 8 am to noon on Saturdays.'] as const;
+    expect(decideSupport(questionFocus('until what time does the front desk answer the phone on saturdays?'), offered(plain)).addressing).toEqual(new Set(['S1']));
+  });
+
+  it('reads the days of the week a text names: single days, ranges, weekdays, weekends, every day', () => {
+    const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+    expect([...daysNamed('Open Monday through Friday, and on Saturdays by appointment.')]).toEqual([...days.slice(0, 6)]);
+    expect([...daysNamed('closed on weekends')]).toEqual(['saturday', 'sunday']);
+    expect(daysNamed('open daily from 8 am').size).toBe(7);
+    expect(daysNamed('Is it open on Thanksgiving?').size).toBe(0);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.constantFrom('through', 'to', '-', '–'), fc.boolean(), (from, to, joiner, upper) => {
+        const text = `open ${days[from]} ${joiner} ${days[to]}`;
+        const expected = new Set<string>();
+        for (let i = from; ; i = (i + 1) % 7) {
+          expected.add(days[i] as string);
+          if (i === to) break;
+        }
+        expect(daysNamed(upper ? text.toUpperCase() : text)).toEqual(expected);
+      }),
+    );
   });
 
   it('forgives a one-letter typo in a topic, not a different word', () => {

@@ -1,6 +1,6 @@
 import type { LabeledPassage } from '../domain/index.js';
 import { isInstruction } from '../policy/index.js';
-import { analysisTerms, channelsOf, passageSentences, statedDetails, type QuestionFocus } from '../text/index.js';
+import { analysisTerms, channelsOf, daysNamed, passageSentences, statedDetails, type QuestionFocus, type Weekday } from '../text/index.js';
 
 export interface ScoredSentence {
   readonly label: string;
@@ -13,7 +13,8 @@ export interface ScoredSentence {
   /**
    * What the sentence lacks to address the question: asked details (#time, #fee, ...) its passage
    * does not state, "topic" when it names none of the question's most specific topics, "channel"
-   * when it is about another way of doing it (the portal, asked about the phone).
+   * when it is about another way of doing it (the portal, asked about the phone), "day" when it
+   * is about other days of the week than the question names (weekdays, asked about a Saturday).
    */
   readonly missing: readonly string[];
   /** Whether the sentence itself states every asked detail (not only its passage). */
@@ -33,6 +34,9 @@ export function contextTerms(p: SupportingText): string[] {
 interface Statement {
   readonly text: string;
   readonly terms: ReadonlySet<string>;
+  /** The ways of doing it the sentence is about: its own when it names one, else its headings' ("Phone and portal hours"). */
+  readonly channels: ReadonlySet<string>;
+  readonly days: ReadonlySet<Weekday>;
 }
 
 /** Parsed passages by their text and context: parsing is most of a decision's cost, and the same passages come back question after question. */
@@ -47,7 +51,16 @@ function statementsOf(p: LabeledPassage): readonly Statement[] {
   const context = contextTerms(p);
   const parsed = passageSentences(p.passage.text)
     .filter((text) => !isInstruction(text))
-    .map((text) => ({ text, terms: new Set([...context, ...analysisTerms(text), ...statedDetails(text)]) }));
+    .map((text) => {
+      const own = analysisTerms(text);
+      const channels = channelsOf(new Set(own));
+      return {
+        text,
+        terms: new Set([...context, ...own, ...statedDetails(text)]),
+        channels: channels.size > 0 ? channels : channelsOf(new Set(context)),
+        days: daysNamed(text),
+      };
+    });
   if (statements.size >= MAX_CACHED_PASSAGES) statements.delete(statements.keys().next().value ?? '');
   statements.set(key, parsed);
   return parsed;
@@ -102,8 +115,7 @@ export function decideSupport(focus: QuestionFocus, passages: readonly LabeledPa
   // The most specific things asked about (the rarest topics the material names): a sentence naming none of them is about something else.
   const rarest = Math.max(0, ...focus.topics.map((t) => weight.get(t) ?? 0));
   const specific = focus.topics.filter((t) => rarest > 0 && (weight.get(t) ?? 0) >= rarest);
-  const scored: ScoredSentence[] = candidates.map(({ terms, ...c }) => {
-    const channels = channelsOf(terms);
+  const scored: ScoredSentence[] = candidates.map(({ terms, channels, days, ...c }) => {
     return {
       ...c,
       coverage: focus.terms.reduce((sum, t) => sum + (terms.has(t) ? (weight.get(t) ?? 0) : 0), 0) / total,
@@ -111,6 +123,7 @@ export function decideSupport(focus: QuestionFocus, passages: readonly LabeledPa
         ...[...focus.details].filter((d) => !(passageStates.get(c.label)?.has(d) ?? false)),
         ...(specific.length > 0 && !specific.some((t) => terms.has(t)) ? ['topic'] : []),
         ...(focus.channels.size > 0 && channels.size > 0 && ![...focus.channels].some((ch) => channels.has(ch)) ? ['channel'] : []),
+        ...(focus.days.size > 0 && days.size > 0 && ![...focus.days].some((d) => days.has(d)) ? ['day'] : []),
       ],
       statesDetails: [...focus.details].every((d) => terms.has(d)),
     };

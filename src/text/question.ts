@@ -1,5 +1,6 @@
 import nlp from 'compromise';
 import { conceptualize } from './concepts.js';
+import { daysNamed, type Weekday } from './days.js';
 import { askedDetails, detailCues } from './details.js';
 import { analysisTerms, contentTerms } from './tokens.js';
 
@@ -41,6 +42,8 @@ export interface QuestionFocus {
   readonly details: ReadonlySet<string>;
   /** Ways of doing it the question names (by phone, in the portal, in person). */
   readonly channels: ReadonlySet<string>;
+  /** Days of the week the asking sentence names: a sentence about other days does not answer it. */
+  readonly days: ReadonlySet<Weekday>;
 }
 
 /**
@@ -89,5 +92,6 @@ export function questionFocus(question: string, names: ReadonlySet<string> = new
     topics: words.filter((t) => !CIRCUMSTANCES.has(t) && !names.has(t) && (t.startsWith('@') || nouns.has(t))),
     details,
     channels: channelsOf(new Set(words)),
+    days: daysNamed(text),
   };
 }
