@@ -84,6 +84,16 @@ describe('the support decision', () => {
     );
   });
 
+  it('counts the words that only qualify a chatty question at half the weight of what it is about', () => {
+    const reset = ['Patient portal help', 'Password resets', 'A password reset link expires one hour after it is sent.'] as const;
+    const chatty = decideSupport(questionFocus('i clicked the password reset link they emailed me this morning and now it just says invalid, do those links expire?'), offered(reset));
+    expect(chatty.focus.topics).toEqual(expect.arrayContaining(['password', 'reset', 'link']));
+    expect(chatty.scored[0]?.coverage).toBeGreaterThanOrEqual(0.3);
+    expect(chatty.addressing).toEqual(new Set(['S1']));
+    // The same chatter around something the page does not name still abstains.
+    expect(decideSupport(questionFocus('i clicked the gift card link they emailed me this morning and now it just says invalid, do those cards expire?'), offered(reset)).addressing.size).toBe(0);
+  });
+
   it('forgives a one-letter typo in a topic, not a different word', () => {
     expect(decideSupport(questionFocus('where is the harbor pharmcy?'), offered(LAB)).unnamed).toEqual([]);
     expect(decideSupport(questionFocus('where is the harbor bakery?'), offered(LAB)).unnamed).toEqual(['bakery']);

@@ -69,6 +69,14 @@ function statementsOf(p: LabeledPassage): readonly Statement[] {
 /** Least coverage for a sentence to count as addressing the question; one reviewed setting. */
 export const MIN_COVERAGE = 0.3;
 
+/**
+ * Weight of a focus word that is neither a topic (a noun naming the thing asked about), a concept
+ * nor a detail, against 1 for those: in "I clicked the reset link in the email and it says
+ * invalid" the verbs and modifiers qualify the question, the link and the password name it. Chosen
+ * on the dev set (0.5 keeps it at 0 unsupported answers; 0.25 admits a trap).
+ */
+const QUALIFIER_WEIGHT = 0.5;
+
 /** The question's support decision over the offered passages; its figures go into the trace. */
 export interface SupportDecision {
   readonly focus: QuestionFocus;
@@ -96,7 +104,8 @@ export const addresses = (s: ScoredSentence): boolean => s.coverage >= MIN_COVER
 /**
  * Score every answer-capable sentence of the offered passages by how much of the question's
  * focus it states: each focus term weighted by its rarity among the candidate sentences (an idf
- * over this small set), so "lab" on every lab page counts less than "walk-in". An asked detail
+ * over this small set), so "lab" on every lab page counts less than "walk-in", and words that
+ * only qualify the question by half. An asked detail
  * (a time, a fee, ...) is a requirement: a sentence that states none addresses nothing, however
  * many words it shares. A topic no offered passage names ("a pharmacy", "the wait") means the
  * material does not answer, whatever else matches. Sentences addressed to an assistant (injected
@@ -107,7 +116,13 @@ export function decideSupport(focus: QuestionFocus, passages: readonly LabeledPa
   const named = new Set(candidates.flatMap((c) => [...c.terms]));
   const unnamed = focus.topics.filter((t) => !named.has(t) && !(t.length >= 4 && [...named].some((n) => withinOneEdit(t, n))));
   if (focus.terms.length === 0 || candidates.length === 0) return { focus, scored: [], unnamed, addressing: new Set() };
-  const weight = new Map(focus.terms.map((t) => [t, Math.log(1 + candidates.length / (1 + candidates.filter((c) => c.terms.has(t)).length))]));
+  const central = new Set(focus.topics);
+  const weight = new Map(
+    focus.terms.map((t) => [
+      t,
+      (central.has(t) || t.startsWith('@') || t.startsWith('#') ? 1 : QUALIFIER_WEIGHT) * Math.log(1 + candidates.length / (1 + candidates.filter((c) => c.terms.has(t)).length)),
+    ]),
+  );
   const total = [...weight.values()].reduce((a, b) => a + b, 0);
   // An asked detail may sit in the next sentence of the same passage ("... is a late cancellation. The fee is $25."):
   // the passage must state it, and sentences that state it themselves rank first.
