@@ -94,14 +94,6 @@ describe('the support decision', () => {
     expect(decideSupport(questionFocus('i clicked the gift card link they emailed me this morning and now it just says invalid, do those cards expire?'), offered(reset)).addressing.size).toBe(0);
   });
 
-  it('hears "night" as evening and "permission" as consent, but not "overnight" as evening', () => {
-    const evening = ['Harbor Clinic hours', 'Evening hours', 'Harbor Clinic offers evening appointments on Thursdays until 8 pm.'] as const;
-    const consent = ['Minors', 'Who may bring a child', 'A grandparent or other adult who is not the parent may bring a child only with a signed Consent to Treat a Minor form.'] as const;
-    expect(decideSupport(questionFocus('does harbor clinic have night appointments?'), offered(evening)).addressing).toEqual(new Set(['S1']));
-    expect(decideSupport(questionFocus('can grandma take my son to his appointment if she has my written permission?'), offered(consent)).addressing).toEqual(new Set(['S1']));
-    expect(decideSupport(questionFocus('does harbor clinic have overnight appointments?'), offered(evening)).unnamed).toEqual(['overnight']);
-  });
-
   it('forgives a one-letter typo in a topic, not a different word', () => {
     expect(decideSupport(questionFocus('where is the harbor pharmcy?'), offered(LAB)).unnamed).toEqual([]);
     expect(decideSupport(questionFocus('where is the harbor bakery?'), offered(LAB)).unnamed).toEqual(['bakery']);

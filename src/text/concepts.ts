@@ -24,12 +24,10 @@ const CONCEPTS: readonly (readonly [string, RegExp])[] = [
   ['@referral', /\breferr\w*\b|\brefer\b|\bspecialist approval\b/gu],
   ['@paymentplan', /\bpayment plans?\b|\bspread (?:it |the (?:balance|bill|cost) )?out\b|\bpay (?:it )?over time\b|\binstall?ments?\b|\bmonthly payments?\b/gu],
   ['@animal', /\bservice (?:animals?|dogs?)\b|\b(?:emotional )?support (?:dogs?|animals?)\b|\bemotional support\b|\bpets?\b|\btherapy (?:animals?|dogs?)\b/gu],
-  ['@inperson', /\bin[- ]person\b|\bface[- ]to[- ]face\b|\bon[- ]?site\b|\bdriv(?:e|ing) (?:in|over|down)\b/gu],
+  ['@inperson', /\bin[- ]person\b|\bface[- ]to[- ]face\b|\bon[- ]?site\b/gu],
   ['@weekend', /\bweekends?\b|\bsaturdays?\b|\bsundays?\b/gu],
-  ['@evening', /\bevenings?\b|\b(?:week)?nights?\b|\bafter work\b/gu],
   ['@sameday', /\bsame[- ]day\b|\btoday\b|\bthis (?:morning|afternoon)\b/gu],
   ['@illness', /\bsick\b|\bill(?:ness(?:es)?)?\b|\bunder the weather\b|\bfevers?\b|\bcolds?\b|\bcough\w*\b|\bsore throats?\b|\bearaches?\b|\bminor injur\w*\b/gu],
-  ['@consent', /\bconsent\w*\b|\bpermission(?: slips?)?\b|\bauthoriz\w*\b/gu],
   ['@forms', /\b(?:school|camp|sports?|work|disability) (?:forms?|paperwork)\b|\bpaperwork\b|\bforms?\b/gu],
   ['@caregiver', /\badults? who (?:is|are) not (?:the |a )?(?:child's |patient's )?parents?(?: or legal guardians?)?\b|\bgrand(?:ma|pa|mother|father|parents?)\b|\baunts?\b|\buncles?\b|\bbabysitters?\b|\bnann(?:y|ies)\b|\brelatives?\b|\b(?:another|other) adults?\b|\bfamily members?\b|\bcaregivers?\b/gu],
 ];
