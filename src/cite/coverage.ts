@@ -130,19 +130,17 @@ export function decideSupport(focus: QuestionFocus, passages: readonly LabeledPa
   // The most specific things asked about (the rarest topics the material names): a sentence naming none of them is about something else.
   const rarest = Math.max(0, ...focus.topics.map((t) => weight.get(t) ?? 0));
   const specific = focus.topics.filter((t) => rarest > 0 && (weight.get(t) ?? 0) >= rarest);
-  const scored: ScoredSentence[] = candidates.map(({ terms, channels, days, ...c }) => {
-    return {
-      ...c,
-      coverage: focus.terms.reduce((sum, t) => sum + (terms.has(t) ? (weight.get(t) ?? 0) : 0), 0) / total,
-      missing: [
-        ...[...focus.details].filter((d) => !(passageStates.get(c.label)?.has(d) ?? false)),
-        ...(specific.length > 0 && !specific.some((t) => terms.has(t)) ? ['topic'] : []),
-        ...(focus.channels.size > 0 && channels.size > 0 && ![...focus.channels].some((ch) => channels.has(ch)) ? ['channel'] : []),
-        ...(focus.days.size > 0 && days.size > 0 && ![...focus.days].some((d) => days.has(d)) ? ['day'] : []),
-      ],
-      statesDetails: [...focus.details].every((d) => terms.has(d)),
-    };
-  });
+  const scored: ScoredSentence[] = candidates.map(({ terms, channels, days, ...c }) => ({
+    ...c,
+    coverage: focus.terms.reduce((sum, t) => sum + (terms.has(t) ? (weight.get(t) ?? 0) : 0), 0) / total,
+    missing: [
+      ...[...focus.details].filter((d) => !(passageStates.get(c.label)?.has(d) ?? false)),
+      ...(specific.length > 0 && !specific.some((t) => terms.has(t)) ? ['topic'] : []),
+      ...(focus.channels.size > 0 && channels.size > 0 && ![...focus.channels].some((ch) => channels.has(ch)) ? ['channel'] : []),
+      ...(focus.days.size > 0 && days.size > 0 && ![...focus.days].some((d) => days.has(d)) ? ['day'] : []),
+    ],
+    statesDetails: [...focus.details].every((d) => terms.has(d)),
+  }));
   scored.sort((a, b) => Number(b.statesDetails) - Number(a.statesDetails) || b.coverage - a.coverage || a.rank - b.rank || a.position - b.position);
   return { focus, scored, unnamed, addressing: new Set(unnamed.length > 0 ? [] : scored.filter(addresses).map((s) => s.label)) };
 }

@@ -125,22 +125,21 @@ async function* embedPassages(
   let embedded = 0;
   let read = 0;
   const flush = async (): Promise<readonly EmbeddedPassage[]> => {
-    const batch = pending.splice(0, APPEND_BATCH);
     // Texts of similar length share a model call, so less of each call is padding.
-    const order = batch.map((_, i) => i).sort((a, b) => (batch[a]?.searchText.length ?? 0) - (batch[b]?.searchText.length ?? 0));
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < order.length; i += EMBED_BATCH) {
-      const slice = order.slice(i, i + EMBED_BATCH);
-      const out = await embedder.embed({ texts: slice.map((j) => batch[j]?.searchText ?? '') });
-      slice.forEach((j, k) => {
-        const vector = out[k];
+    const batch = pending.splice(0, APPEND_BATCH).sort((a, b) => a.searchText.length - b.searchText.length);
+    const out: EmbeddedPassage[] = [];
+    for (let i = 0; i < batch.length; i += EMBED_BATCH) {
+      const slice = batch.slice(i, i + EMBED_BATCH);
+      const vectors = await embedder.embed({ texts: slice.map((p) => p.searchText) });
+      slice.forEach(({ passage, searchText }, k) => {
+        const vector = vectors[k];
         if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned fewer vectors than passages');
-        vectors[j] = vector;
+        out.push({ ...passage, searchText, vector });
       });
       embedded += slice.length;
       progress(embedded, read);
     }
-    return batch.map(({ passage, searchText }, i) => ({ ...passage, searchText, vector: vectors[i] as Float32Array }));
+    return out;
   };
   for (const rev of revisions) {
     for (const passage of chunkRevision(rev)) pending.push({ passage, searchText: searchTextOf(rev.title, passage) });
