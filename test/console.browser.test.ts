@@ -1,37 +1,32 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.js';
 import { ROOT, startTestService, type TestService } from './helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 describe('operator console in a real browser', () => {
-  let t: TestService;
-  let browser: Browser;
+  let t: TestService | undefined;
+  let browser: Browser | undefined;
   let base: string;
   let operator: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
+    browser = await launchChromium();
     t = await startTestService();
     base = t.base;
     operator = t.keyFor('operator');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     await mkdir(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {
-    await browser.close();
-    await t.close();
+    await browser?.close();
+    await t?.close();
   });
 
   it('asks a question, opens its trace, and follows a citation to the highlighted passage', async () => {
-    const page = await browser.newPage();
+    const page = await browser!.newPage();
     await page.goto(`${base}/console`);
     await expect.poll(() => page.url()).toMatch(/\/console\/login$/u);
     await page.getByLabel('Operator API key').fill(operator);
@@ -63,8 +58,8 @@ describe('operator console in a real browser', () => {
   });
 
   it('refuses a non-operator key at sign-in', async () => {
-    const patient = t.keyFor('patient');
-    const page = await browser.newPage();
+    const patient = t!.keyFor('patient');
+    const page = await browser!.newPage();
     await page.goto(`${base}/console/login`);
     await page.getByLabel('Operator API key').fill(patient);
     await page.getByRole('button', { name: 'Sign in' }).click();

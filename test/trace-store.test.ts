@@ -7,6 +7,7 @@ import type { Trace } from '../src/domain/index.js';
 import { sampleTrace } from '../scripts/sample-trace.js';
 import { bodyDigest, canonicalJson, chainHash, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
+import { testPostgresUrl } from './postgres.js';
 
 
 /** One backend under the contract: how to open a store on a fresh database, and how to reach it around the store. */
@@ -15,7 +16,6 @@ interface Backend {
   open(): Promise<{ store: () => Promise<TraceStore>; sql: (statement: string) => Promise<unknown> }>;
 }
 
-const PG_URL = process.env.CITETRACE_TEST_PG;
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.splice(0)) await c();
@@ -43,8 +43,9 @@ const sqlite: Backend = {
 const postgres: Backend = {
   name: 'PostgreSQL',
   async open() {
+    const url = testPostgresUrl();
     const schema = `t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
+    const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     cleanups.push(async () => {
@@ -52,23 +53,13 @@ const postgres: Backend = {
       await admin.end();
     });
     return {
-      store: () => createPostgresTraceStore({ url: PG_URL ?? '', schema }),
+      store: () => createPostgresTraceStore({ url, schema }),
       sql: async (statement) => admin.query(statement.replaceAll('traces', `${schema}.traces`)),
     };
   },
 };
 
-if (PG_URL === undefined && process.env.CITETRACE_REQUIRE_PG === '1') {
-  throw new Error('CITETRACE_REQUIRE_PG=1 but CITETRACE_TEST_PG names no PostgreSQL server');
-}
-const backends = PG_URL === undefined ? [sqlite] : [sqlite, postgres];
-if (PG_URL === undefined) {
-  describe('TraceStore contract on PostgreSQL', () => {
-    it.skip('skipped: no PostgreSQL server (set CITETRACE_TEST_PG=postgres://...; .ci/run starts one and requires it)', () => undefined);
-  });
-}
-
-describe.each(backends)('TraceStore contract on $name', (backend) => {
+describe.each([sqlite, postgres])('TraceStore contract on $name', (backend) => {
   it('appends, reads back the same trace, and links each trace to the previous hash', async () => {
     const db = await backend.open();
     const store = await db.store();
