@@ -33,7 +33,8 @@ import { percentile, readCases } from '../src/eval/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { createExtractiveGenerator } from '../src/generate/index.js';
 import { createEmbedder, openRuntime } from '../src/main.js';
-import { entityNameTerms, mentionedEntities, normalizeQuestion, routeScope, scopeRulesWith } from '../src/policy/index.js';
+import { entityNameTerms, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
+import { createSafetyFloor } from '../src/scope/index.js';
 import { createHybridRetriever, type RetrievalMode } from '../src/retrieve/index.js';
 import { redact } from '../src/trace/index.js';
 
@@ -269,10 +270,10 @@ try {
 
     // The pure-CPU stages inside "rest", timed one by one on the same questions and the passages
     // each mode offers (retrieval itself untimed here): question analysis (normalize, redact,
-    // scope routing, entity mentions), the support check (coverage of the question by each
+    // safety floor, entity mentions; the scope classifier is timed in bench/scope.ts), the support check (coverage of the question by each
     // offered sentence), the extractive generator and validation (labels, support per sentence).
     const assistantConfig = index.manifest.assistant;
-    const scopeRules = scopeRulesWith(assistantConfig.scope);
+    const floor = createSafetyFloor();
     const entityNames = entityNameTerms(assistantConfig);
     const generator = createExtractiveGenerator();
     const stageSamples: Record<Mode, { analysis: number[]; support: number[]; generate: number[]; validate: number[] }> = {
@@ -285,7 +286,7 @@ try {
         for (const question of questions) {
           let start = performance.now();
           const analysis = normalizeQuestion(redact(normalizeQuestion(question).original).text).normalized;
-          routeScope(analysis, scopeRules);
+          floor.match(analysis);
           const entities = mentionedEntities(analysis, assistantConfig);
           stageSamples[mode].analysis.push(performance.now() - start);
           const hits = await retriever.retrieve({ query: analysis, role: ROLE, asOf: AS_OF, entities, limit: config.candidates });

@@ -36,7 +36,7 @@ import type { Embedder } from '../src/embed/index.js';
 import { percentile } from '../src/eval/index.js';
 import { createExtractiveGenerator, type Generator } from '../src/generate/index.js';
 import { openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
-import { createEmbedder } from '../src/main.js';
+import { createEmbedder, createScopeRouterFor } from '../src/main.js';
 import { createAssistant } from '../src/pipeline/index.js';
 import { mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
 import { createHybridRetriever, type Retriever } from '../src/retrieve/index.js';
@@ -188,6 +188,8 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
   const assistant = createAssistant({
     assistant: index.manifest.assistant,
     retriever,
+    embedder,
+    router: createScopeRouterFor(index.manifest.assistant, embedder),
     generator,
     store,
     embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,

@@ -6,6 +6,8 @@ import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
+import type { AssistantConfig } from './domain/index.js';
+import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
 
@@ -23,6 +25,19 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
     ...(onProgress ? { onProgress } : {}),
   });
   return createTransformersEmbedder({ model, threads: use === 'bulk' ? Math.max(config.embedThreads, os.availableParallelism()) : config.embedThreads });
+}
+
+/** The identity an index and a trained head record for the embedder: model name and full weights hash. */
+export const embedderIdOf = (embedder: Embedder): string => `${embedder.modelId}@sha256:${embedder.weightsSha256}`;
+
+/** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
+export function createScopeRouterFor(assistant: AssistantConfig, embedder: Embedder): ScopeRouter {
+  const classifier = loadScopeClassifier({ file: SCOPE_MODEL.file, sha256: SCOPE_MODEL.sha256, embedderId: embedderIdOf(embedder) });
+  const extra = [
+    ...(assistant.scope?.emergency ?? []).map((phrase) => ({ phrase, routesTo: 'emergency' as const })),
+    ...(assistant.scope?.crisis ?? []).map((phrase) => ({ phrase, routesTo: 'crisis' as const })),
+  ];
+  return createScopeRouter({ classifier, floor: createSafetyFloor(extra) });
 }
 
 export const isPostgresUrl = (traces: string): boolean => /^postgres(?:ql)?:\/\//u.test(traces);
@@ -67,10 +82,13 @@ export async function openRuntime(options: {
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
   const telemetry = options.telemetry ?? (await createTelemetry(config));
+  const router = createScopeRouterFor(index.manifest.assistant, embedder);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
       retriever: overrides.retrievalMode === undefined ? retriever : createHybridRetriever({ index, embedder, mode: overrides.retrievalMode }),
+      embedder,
+      router,
       generator,
       store: overrides.store ?? store,
       embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,

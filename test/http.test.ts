@@ -100,7 +100,7 @@ describe('HTTP service (live server)', () => {
   });
 
   it('answers bad input with a 4xx problem body, never a stack trace', async () => {
-    for (const [body, status] of [[{ question: '' }, 400], [{ question: 'x'.repeat(2500) }, 400], [{ nope: 1 }, 400], [{ question: 'hours', as_of: '2026-02-30' }, 400]] as const) {
+    for (const [body, status] of [[{ question: '' }, 400], [{ question: 'x'.repeat(10_001) }, 400], [{ nope: 1 }, 400], [{ question: 'hours', as_of: '2026-02-30' }, 400]] as const) {
       const res = await call('POST', '/v1/ask', patient, body);
       expect(res.status).toBe(status);
       const text = await res.text();

@@ -5,6 +5,7 @@ import { createExtractiveGenerator } from '../src/generate/index.js';
 import type { Runtime } from '../src/main.js';
 import type { Assistant } from '../src/pipeline/index.js';
 import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
+import { SCOPE_MODEL } from '../src/scope/index.js';
 import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
@@ -70,6 +71,21 @@ describe('the pipeline, outcome by outcome', () => {
     expect(keep.outcome).not.toBe('out_of_scope');
   });
 
+  it('routes a crisis with a booking request attached to 988, and records who decided', async () => {
+    const crisis = await ask("I've been thinking about ending my life. Can I get an appointment with someone this week?");
+    expect([crisis.outcome, crisis.reason]).toEqual(['out_of_scope', 'CRISIS']);
+    expect(crisis.answer).toMatch(/988/u);
+    expect(crisis.retrieved).toEqual([]);
+    expect(crisis.scope_decision).toMatchObject({ route: 'crisis', decided_by: 'floor', floor_phrase: 'end {my|his|her|their|your|our} life', sha256: SCOPE_MODEL.sha256 });
+    // No floor phrase: the classifier decides, and its scores and thresholds are in the trace.
+    const stroke = await ask("my dad's face is drooping on one side and his words come out wrong, is the clinic open today?");
+    expect([stroke.outcome, stroke.reason]).toEqual(['out_of_scope', 'EMERGENCY']);
+    expect(stroke.scope_decision?.decided_by).toBe('model');
+    expect(stroke.scope_decision?.urgent).toBeGreaterThanOrEqual(stroke.scope_decision?.thresholds.urgent ?? 1);
+    const admin = await ask('How much is the no-show fee?');
+    expect(admin.scope_decision).toMatchObject({ route: 'in_scope', decided_by: 'none', segments: 1 });
+  });
+
   it('asks which clinic when the answer depends on one the question does not name', async () => {
     const trace = await ask('What are your hours?');
     expect([trace.outcome, trace.reason]).toEqual(['clarify', 'UNDERSPECIFIED']);
@@ -122,6 +138,6 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('refuses blank and over-long questions as bad input', async () => {
     await expect(ask('   ')).rejects.toMatchObject({ code: 'BAD_INPUT' });
-    await expect(ask('x'.repeat(2001))).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(ask('x'.repeat(10_001))).rejects.toMatchObject({ code: 'BAD_INPUT' });
   });
 });

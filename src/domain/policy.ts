@@ -30,15 +30,6 @@ export type FrontMatter = z.output<typeof FrontMatterSchema>;
 
 export const FIXED_FRONT_MATTER_KEYS: ReadonlySet<string> = new Set(Object.keys(FrontMatterSchema.shape));
 
-const PatternSchema = z.string().refine((p) => {
-  try {
-    new RegExp(p, 'iu');
-    return true;
-  } catch {
-    return false;
-  }
-}, 'not a valid regular expression');
-
 /** `assistant.yaml` at the root of a policy repository. */
 export const AssistantConfigSchema = z.object({
   organization: z.string().min(1),
@@ -49,11 +40,13 @@ export const AssistantConfigSchema = z.object({
       z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/), z.array(z.string().min(1))),
     )
     .default({}),
-  /** Extra scope-routing patterns (regular expressions on the lower-cased question), added to the built-in ones. */
-  scope: z
-    .object({ emergency: z.array(PatternSchema), clinical: z.array(PatternSchema), appointment: z.array(PatternSchema) })
-    .partial()
-    .optional(),
+  /**
+   * The deployment's own safety-floor phrases, added to the built-in ones (words matched on their
+   * stems, `{a|b}` for alternatives): a message containing one is routed whatever the classifier says.
+   */
+  scope: z.object({ emergency: z.array(z.string().min(1)), crisis: z.array(z.string().min(1)) }).partial().optional(),
+  /** What a routed message is told; each defaults to the contract's text (911, the emergency department, 988). */
+  routing_messages: z.object({ emergency: z.string().min(1), crisis: z.string().min(1), clinical: z.string().min(1) }).partial().optional(),
 });
 export type AssistantConfig = z.output<typeof AssistantConfigSchema>;
 

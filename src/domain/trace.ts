@@ -15,6 +15,8 @@ export const ReasonSchema = z.enum([
   'CLINICAL',
   'EMERGENCY',
   'GENERATOR_ERROR',
+  /** A mental-health crisis: routed to 988 (and 911 when in immediate danger) before anything is retrieved. */
+  'CRISIS',
 ]);
 export type Reason = z.infer<typeof ReasonSchema>;
 
@@ -95,6 +97,20 @@ export const TraceSchema = z.looseObject({
   support_decision: z
     .object({ focus: z.array(z.string()), unnamed: z.array(z.string()), min_coverage: z.number() })
     .nullable()
+    .optional(),
+  /** Scope routing: the safety floor's phrase or the classifier's scores, its model, hash and thresholds (absent in traces stored before it was recorded). */
+  scope_decision: z
+    .object({
+      route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical']),
+      decided_by: z.enum(['floor', 'model', 'none']),
+      floor_phrase: z.string().nullable(),
+      model: z.string(),
+      sha256: z.string(),
+      thresholds: z.object({ urgent: z.number(), clinical: z.number() }),
+      scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
+      urgent: z.number(),
+      segments: z.number().int().positive(),
+    })
     .optional(),
   /** Drafts the validator rejected, in order (a repaired answer keeps its first attempt here). */
   rejected: z.array(RejectedDraftSchema),

@@ -79,6 +79,15 @@ async function inForceProblems(trace: Trace, ctx: VerifyContext): Promise<string
     .map((c) => `in force: cited revision ${c.revision} of ${c.source_id} was not in force for ${trace.role} on ${trace.as_of}`);
 }
 
+/** A stored body as JSON, or undefined when it is not JSON at all (a finding, never a crash). */
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Contract section 6: the hash chain is intact; every retrieved passage is its revision's text
  * between start and end; every citation resolves to the retrieved passage with its label; every
@@ -99,14 +108,17 @@ export async function verifyTraces(options: {
   let purged = 0;
 
   const check = async (row: StoredTrace, previousHash: string | null): Promise<void> => {
-    const parsed = TraceSchema.safeParse(JSON.parse(row.body));
+    const json = parseJson(row.body);
+    const parsed = TraceSchema.safeParse(json);
     const problems = chainProblems(row, previousHash);
     const traceId = row.columns.trace_id ?? '';
     if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId };
     if (row.purged) {
       purged += 1;
-      if (tombstoneOf(row.columns, (JSON.parse(row.body) as { purged_at?: string }).purged_at ?? '') !== row.body) problems.push('record: purged record differs from its columns');
-    } else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      const purgedAt = (json as { purged_at?: unknown } | undefined)?.purged_at;
+      if (tombstoneOf(row.columns, typeof purgedAt === 'string' ? purgedAt : '') !== row.body) problems.push('record: purged record differs from its columns');
+    } else if (json === undefined) problems.push('record: body is not valid JSON');
+    else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     else {
       if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
       for (const column of INDEXED_COLUMNS) {

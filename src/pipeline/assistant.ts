@@ -20,10 +20,10 @@ import {
   entityNameTerms,
   mentionedEntities,
   normalizeQuestion,
-  outOfScopeMessage,
-  routeScope,
-  scopeRulesWith,
+  routingMessage,
 } from '../policy/index.js';
+import type { Embedder } from '../embed/index.js';
+import type { ScopeRouter, ScopeRouting } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import { questionFocus } from '../text/index.js';
 import {
@@ -39,6 +39,9 @@ import type { TraceStore } from '../trace/index.js';
 export interface AssistantDeps {
   readonly assistant: AssistantConfig;
   readonly retriever: Retriever;
+  /** Embeds the question once: the scope router reads the vector and retrieval reuses it. */
+  readonly embedder: Embedder;
+  readonly router: ScopeRouter;
   readonly generator: Generator;
   readonly store: TraceStore;
   readonly embedderId: string;
@@ -82,6 +85,22 @@ interface Decision {
   readonly generation: Trace['generation'];
 }
 
+const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL' } as const satisfies Record<Exclude<ScopeRouting['route'], 'in_scope'>, Reason>;
+
+function scopeDecisionOf(r: ScopeRouting): NonNullable<Trace['scope_decision']> {
+  return {
+    route: r.route,
+    decided_by: r.decidedBy,
+    floor_phrase: r.floorPhrase,
+    model: r.model,
+    sha256: r.sha256,
+    thresholds: { ...r.thresholds },
+    scores: { ...r.scores },
+    urgent: r.urgent,
+    segments: r.segments,
+  };
+}
+
 function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k: number): Trace['retrieved'] {
   return labeled.map((p, i) => {
     const hit = hits[i];
@@ -104,11 +123,10 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
 
 /**
  * The pipeline, the only place that knows the stage order:
- * normalize -> route scope -> retrieve in force for role and date -> label -> clarify ->
+ * normalize -> embed and route scope (safety floor, classifier) -> retrieve in force for role and date -> label -> clarify ->
  * generate from labeled passages -> validate -> redact -> persist the trace -> answer or abstain.
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
-  const scopeRules = scopeRulesWith(deps.assistant.scope);
   const entityNames = entityNameTerms(deps.assistant);
   const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = [], generation: Trace['generation'] = null): Decision => ({
     outcome: 'abstain',
@@ -142,20 +160,31 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       let labeled: LabeledPassage[] = [];
       let retrieved: Trace['retrieved'] = [];
       let supportDecision: Trace['support_decision'] = null;
+      let scopeDecision: Trace['scope_decision'];
       const decide = async (): Promise<Decision> => {
-        const scope = await root.child('route', 'CHAIN', (span) => {
-          const routed = routeScope(analysis, scopeRules);
-          span.set({ 'citetrace.in_scope': routed.inScope });
-          return routed;
+        const routing = await root.child('route', 'CHAIN', async (span) => {
+          const embed = (texts: readonly string[]) => deps.embedder.embed({ texts, ...(request.signal ? { signal: request.signal } : {}) });
+          const [vector] = await embed([analysis]);
+          if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned no vector');
+          // The floor also reads the unredacted question, in memory: redaction must never hide a crisis line.
+          const routed = await deps.router.route({ text: analysis, unredacted: question.normalized, vector, embed });
+          span.set({ 'citetrace.in_scope': routed.route === 'in_scope', 'citetrace.route': routed.route, 'citetrace.route_decided_by': routed.decidedBy });
+          return { routed, vector };
         });
-        if (!scope.inScope) {
+        scopeDecision = scopeDecisionOf(routing.routed);
+        const route = routing.routed.route;
+        if (route !== 'in_scope') {
+          const reason = ROUTE_REASON[route];
           return {
             outcome: 'out_of_scope',
-            reason: scope.reason,
-            answer: outOfScopeMessage(scope.reason, deps.assistant.organization),
+            reason,
+            answer: routingMessage(route, deps.assistant),
             sentences: [],
             citations: [],
-            detail: `scope rule: ${scope.rule}`,
+            detail:
+              routing.routed.decidedBy === 'floor'
+                ? `safety floor phrase: ${routing.routed.floorPhrase ?? ''}`
+                : `scope classifier ${routing.routed.model}: ${route} (urgent ${routing.routed.urgent.toFixed(3)}, clinical ${routing.routed.scores.clinical.toFixed(3)})`,
             rejected: [],
             generation: null,
           };
@@ -169,6 +198,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             asOf,
             entities: mentioned,
             limit: deps.settings.candidates,
+            vector: routing.vector,
             ...(request.signal ? { signal: request.signal } : {}),
           });
           labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
@@ -248,6 +278,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         ...decision,
         retrieved,
         support_decision: supportDecision,
+        ...(scopeDecision === undefined ? {} : { scope_decision: scopeDecision }),
         config: {
           retriever: deps.retriever.id,
           embedder: deps.embedderId,

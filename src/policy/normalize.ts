@@ -1,6 +1,7 @@
 import { CitetraceError } from '../domain/index.js';
 
-export const MAX_QUESTION_CHARS = 2000;
+/** Long enough for a rambling message (a crisis line may sit anywhere in it: the router reads every sentence). */
+export const MAX_QUESTION_CHARS = 10_000;
 
 /** Domain shorthand and common misspellings, rewritten before routing and retrieval. */
 const REWRITES: readonly (readonly [RegExp, string])[] = [

@@ -44,7 +44,10 @@ export function createHybridRetriever(options: {
       const [vector, text] = await Promise.all([
         mode === 'fts'
           ? Promise.resolve([] as readonly PassageMatch[])
-          : embedder.embed({ texts: [request.query], ...(request.signal ? { signal: request.signal } : {}) }).then(([v]) => {
+          : (request.vector !== undefined
+              ? Promise.resolve([request.vector])
+              : embedder.embed({ texts: [request.query], ...(request.signal ? { signal: request.signal } : {}) })
+            ).then(([v]) => {
               if (v === undefined) throw new CitetraceError('INTERNAL', 'embedder returned no vector');
               return index.vectorSearch({ vector: v, revisions, limit });
             }),

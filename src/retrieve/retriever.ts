@@ -8,6 +8,8 @@ export interface RetrievalRequest {
   readonly entities: EntityMentions;
   /** How many candidates to return, best first. */
   readonly limit: number;
+  /** The query's embedding when the caller already has it (scope routing embeds the question first); otherwise the retriever embeds it. */
+  readonly vector?: Float32Array;
   readonly signal?: AbortSignal;
 }
 

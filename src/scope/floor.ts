@@ -1,0 +1,92 @@
+import { stemmer } from 'stemmer';
+
+/**
+ * The safety floor: a short, audited list of phrases that mean an emergency or a mental-health
+ * crisis in any context. It runs before and beside the learned classifier and can only add a
+ * routing, never remove one. Phrases are matched on Porter stems (Porter, "An algorithm for suffix
+ * stripping", 1980), so every inflection counts: "end my life", "ending my life", "ended my life".
+ * A slot written `{a|b}` takes any of its words. Keep this list short: breadth is the model's job;
+ * a phrase belongs here only when no appointment question could contain it harmlessly.
+ */
+export type UrgentClass = 'emergency' | 'crisis';
+
+export interface FloorPhrase {
+  readonly phrase: string;
+  readonly routesTo: UrgentClass;
+}
+
+const SELF = '{myself|himself|herself|themselves|themself|yourself|ourselves}';
+const WHOSE = '{my|his|her|their|your|our}';
+
+export const DEFAULT_FLOOR: readonly FloorPhrase[] = [
+  { phrase: 'suicide', routesTo: 'crisis' },
+  { phrase: `kill ${SELF}`, routesTo: 'crisis' },
+  { phrase: `end ${WHOSE} life`, routesTo: 'crisis' },
+  { phrase: `{take|took|taken} ${WHOSE} own life`, routesTo: 'crisis' },
+  { phrase: 'end it all', routesTo: 'crisis' },
+  { phrase: 'want to {die|dies|died|dying}', routesTo: 'crisis' },
+  { phrase: 'better off dead', routesTo: 'crisis' },
+  { phrase: 'better off without me', routesTo: 'crisis' },
+  { phrase: `{hurt|harm|cut|burn|burnt} ${SELF}`, routesTo: 'crisis' },
+  { phrase: 'self harm', routesTo: 'crisis' },
+  { phrase: 'kms', routesTo: 'crisis' },
+  { phrase: 'unalive', routesTo: 'crisis' },
+  { phrase: 'overdose', routesTo: 'emergency' },
+  { phrase: '{not|isnt|arent|wasnt|stop|cant} breathe', routesTo: 'emergency' },
+  { phrase: 'chest pain', routesTo: 'emergency' },
+  { phrase: 'heart attack', routesTo: 'emergency' },
+  { phrase: '{unconscious|unresponsive}', routesTo: 'emergency' },
+  { phrase: '{wont|cant|not} {wake|woke|woken} up', routesTo: 'emergency' },
+  { phrase: '{cough|vomit|throw|threw|thrown} up blood', routesTo: 'emergency' },
+  { phrase: 'anaphylaxis', routesTo: 'emergency' },
+  { phrase: 'anaphylactic', routesTo: 'emergency' },
+];
+
+/** Words as the floor reads them: lower case, apostrophes dropped ("can't" -> "cant"), "my self" joined. */
+export function floorTokens(text: string): string[] {
+  const words = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/['\u2018\u2019`]/gu, '')
+    .replace(/\b(my|your|him|her|them|our) selfs?\b/gu, '$1self')
+    .replace(/\bcannot\b/gu, 'cant')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+  return words.map((w) => stemmer(w));
+}
+
+type Slot = readonly string[];
+
+function compile(phrase: string): readonly Slot[] {
+  return (phrase.match(/\{[^}]+\}|[^\s{}]+/gu) ?? []).map((part) =>
+    (part.startsWith('{') ? part.slice(1, -1).split('|') : [part]).flatMap((alternative) => floorTokens(alternative)),
+  );
+}
+
+export interface FloorHit {
+  readonly phrase: string;
+  readonly routesTo: UrgentClass;
+}
+
+export interface SafetyFloor {
+  readonly phrases: readonly FloorPhrase[];
+  /** The first phrase found anywhere in the text, or null. */
+  match(text: string): FloorHit | null;
+}
+
+export function createSafetyFloor(extra: readonly FloorPhrase[] = []): SafetyFloor {
+  const phrases = [...DEFAULT_FLOOR, ...extra];
+  const compiled = phrases.map((p) => ({ ...p, slots: compile(p.phrase) })).filter((p) => p.slots.length > 0);
+  return {
+    phrases,
+    match(text) {
+      const tokens = floorTokens(text);
+      for (const { phrase, routesTo, slots } of compiled) {
+        for (let i = 0; i + slots.length <= tokens.length; i += 1) {
+          if (slots.every((slot, j) => slot.includes(tokens[i + j] ?? ''))) return { phrase, routesTo };
+        }
+      }
+      return null;
+    },
+  };
+}

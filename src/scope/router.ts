@@ -1,0 +1,91 @@
+import { splitSentences } from '../text/index.js';
+import type { ScopeClassifier, ScopeScores } from './classifier.js';
+import type { SafetyFloor, UrgentClass } from './floor.js';
+
+export type Route = 'in_scope' | UrgentClass | 'clinical';
+
+/** Why a message was (or was not) routed away: recorded in the trace so verify and replay can re-derive it. */
+export interface ScopeRouting {
+  readonly route: Route;
+  /** `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold; `none`: in scope. */
+  readonly decidedBy: 'floor' | 'model' | 'none';
+  readonly floorPhrase: string | null;
+  readonly model: string;
+  readonly sha256: string;
+  readonly thresholds: ScopeClassifier['thresholds'];
+  /** Class probabilities of the whole message. */
+  readonly scores: ScopeScores;
+  /** The highest P(emergency) + P(crisis) over the whole message and each of its sentences. */
+  readonly urgent: number;
+  /** How many texts were classified: the message, plus its sentences and windows when it is long. */
+  readonly segments: number;
+}
+
+/** Long unpunctuated messages are read in overlapping windows of this many words. */
+const WINDOW = 32;
+const STRIDE = 24;
+
+/**
+ * What is classified beside the whole message: nothing for a short message (a sentence fragment
+ * out of context misleads the head more than it helps), and for a long one its sentences and word
+ * windows, so a crisis line buried in a long message is read on its own.
+ */
+export function segmentsOf(text: string): string[] {
+  if (text.split(' ').length <= WINDOW) return [];
+  const out: string[] = [];
+  for (const sentence of splitSentences(text)) {
+    const words = sentence.split(' ');
+    if (words.length <= WINDOW) out.push(sentence);
+    else for (let i = 0; i < words.length; i += STRIDE) out.push(words.slice(i, i + WINDOW).join(' '));
+  }
+  return out;
+}
+
+export interface ScopeRouter {
+  /**
+   * Route a (normalized) message. `vector` is the message's own embedding, which retrieval reuses;
+   * `embed` is called once more only for a long message.
+   */
+  route(request: {
+    readonly text: string;
+    /** The same message before redaction, read only by the safety floor. */
+    readonly unredacted?: string;
+    readonly vector: Float32Array;
+    readonly embed: (texts: readonly string[]) => Promise<readonly Float32Array[]>;
+  }): Promise<ScopeRouting>;
+}
+
+const urgency = (s: ScopeScores): number => s.emergency + s.crisis;
+
+/**
+ * Safety first: the floor, then the classifier's urgent score over every segment (so a booking
+ * question attached to a crisis line cannot dilute it), then clinical advice over the whole
+ * message. Emergency and crisis win over everything, including an appointment request.
+ */
+export function createScopeRouter(options: { readonly classifier: ScopeClassifier; readonly floor: SafetyFloor }): ScopeRouter {
+  const { classifier, floor } = options;
+  const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
+  return {
+    async route({ text, unredacted, vector, embed }) {
+      const segments = segmentsOf(text);
+      const vectors = segments.length > 0 ? [vector, ...(await embed(segments))] : [vector];
+      const all = classifier.classify(vectors);
+      const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
+      const top = all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole);
+      const base = {
+        floorPhrase: null,
+        model: classifier.modelId,
+        sha256: classifier.sha256,
+        thresholds: classifier.thresholds,
+        scores: whole,
+        urgent: urgency(top),
+        segments: vectors.length,
+      };
+      const hit = floor.match(text) ?? (unredacted === undefined ? null : floor.match(unredacted));
+      if (hit !== null) return { ...base, route: hit.routesTo, decidedBy: 'floor', floorPhrase: hit.phrase };
+      if (urgency(top) >= urgentAt) return { ...base, route: top.crisis > top.emergency ? 'crisis' : 'emergency', decidedBy: 'model' };
+      if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decidedBy: 'model' };
+      return { ...base, route: 'in_scope', decidedBy: 'none' };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/** Non-empty, non-comment lines of a data file. */
+export function readLines(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('#'));
+}
+
+/** A small seeded PRNG (mulberry32), so a rebuild makes the same data. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Split by a hash of the text: stable across runs and independent of file order. */
+export function splitByHash<T extends { readonly text: string }>(rows: readonly T[], share: number): { train: T[]; validation: T[] } {
+  const train: T[] = [];
+  const validation: T[] = [];
+  for (const row of rows) {
+    const h = createHash('sha256').update(row.text.toLowerCase()).digest().readUInt32BE(0) / 2 ** 32;
+    (h < share ? validation : train).push(row);
+  }
+  return { train, validation };
+}
+
+const pick = <T>(items: readonly T[], rand: () => number): T => items[Math.floor(rand() * items.length)] as T;
+
+/** One plausible slip in a word of four or more letters: a swap, a drop or a doubled letter. */
+function typo(text: string, rand: () => number): string {
+  const words = text.split(' ');
+  const candidates = words.map((w, i) => (/^[a-z]{4,}$/iu.test(w) ? i : -1)).filter((i) => i >= 0);
+  if (candidates.length === 0) return text;
+  const i = pick(candidates, rand);
+  const w = words[i] ?? '';
+  const at = 1 + Math.floor(rand() * (w.length - 2));
+  const kind = Math.floor(rand() * 3);
+  words[i] = kind === 0 ? w.slice(0, at) + (w[at + 1] ?? '') + (w[at] ?? '') + w.slice(at + 2) : kind === 1 ? w.slice(0, at) + w.slice(at + 1) : w.slice(0, at) + (w[at] ?? '') + w.slice(at);
+  return words.join(' ');
+}
+
+/**
+ * Variants of one hand-written message: as written, lower case without punctuation, with a typo,
+ * and with an appointment request attached before or after (safety must win over booking words).
+ */
+export function augment(text: string, bookings: readonly string[], rand: () => number): string[] {
+  // Every class gets the attached requests, so booking words carry no class by themselves: the
+  // model must read the rest of the message.
+  const out = [text, text.toLowerCase().replace(/[.,!?;:]+/gu, ''), typo(text, rand), `${text} ${pick(bookings, rand)}`, `${pick(bookings, rand)} ${text}`];
+  return [...new Set(out)];
+}

@@ -1,0 +1,71 @@
+/**
+ * Routes a labelled message set through the product's scope router (safety floor + shipped
+ * classifier, real embeddings) and prints the confusion matrix and per-class precision and recall.
+ *
+ *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses]
+ *
+ * MESSAGES.yaml: a list of {id, class: emergency|crisis|clinical|admin, message}, or the legacy
+ * fixture shape {emergency: [...], clinical: [...], in_scope: [...]}.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
+import { loadConfig } from '../../src/config/index.js';
+import { createEmbedder, createScopeRouterFor } from '../../src/main.js';
+import { normalizeQuestion } from '../../src/policy/index.js';
+import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
+import { confusion, formatConfusion, perClass } from './metrics.js';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false } },
+});
+const file = positionals[0];
+if (file === undefined) {
+  console.error('usage: evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses]');
+  process.exit(2);
+}
+interface Row {
+  readonly id: string;
+  readonly label: ScopeClass;
+  readonly message: string;
+}
+const data = parse(readFileSync(file, 'utf8')) as unknown;
+const legacy = { emergency: 'emergency', clinical: 'clinical', in_scope: 'admin' } as const;
+const rows: Row[] = Array.isArray(data)
+  ? (data as { id: string; class: ScopeClass; message: string }[]).map((r) => ({ id: r.id, label: r.class, message: r.message }))
+  : Object.entries(legacy).flatMap(([key, label]) => ((data as Record<string, string[]>)[key] ?? []).map((message, i) => ({ id: `${key}-${i + 1}`, label, message })));
+
+const embedder = await createEmbedder(loadConfig({ env: process.env }));
+const router = createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, embedder);
+const routed: ScopeClass[] = [];
+const details = [];
+const durations: number[] = [];
+for (const row of rows) {
+  const text = normalizeQuestion(row.message).normalized;
+  const start = performance.now();
+  const [vector] = await embedder.embed({ texts: [text] });
+  if (vector === undefined) throw new Error('no vector');
+  const r = await router.route({ text, vector, embed: (texts) => embedder.embed({ texts }) });
+  durations.push(performance.now() - start);
+  const got: ScopeClass = r.route === 'in_scope' ? 'admin' : r.route;
+  routed.push(got);
+  details.push({ ...row, got, decided_by: r.decidedBy, floor_phrase: r.floorPhrase, urgent: r.urgent, scores: r.scores });
+  if (args['show-misses'] && got !== row.label) console.log(`  ${row.id} ${row.label} -> ${got} (${r.decidedBy}, urgent ${r.urgent.toFixed(2)}, clinical ${r.scores.clinical.toFixed(2)}): ${row.message}`);
+}
+const matrix = confusion(rows.map((r) => r.label), routed);
+const metrics = perClass(matrix);
+const urgentRows = rows.map((r, i) => ({ r, got: routed[i] })).filter(({ r }) => r.label === 'emergency' || r.label === 'crisis');
+const urgentRouted = urgentRows.filter(({ got }) => got === 'emergency' || got === 'crisis').length;
+const admin = rows.map((r, i) => ({ r, got: routed[i] })).filter(({ r }) => r.label === 'admin');
+const adminAway = admin.filter(({ got }) => got !== 'admin').length;
+const byFloor = details.filter((d) => d.decided_by === 'floor').length;
+console.log(`${file}: ${rows.length} messages`);
+console.log(formatConfusion(matrix));
+for (const m of metrics) console.log(`  ${m.label.padEnd(9)} precision ${m.precision.toFixed(3)} recall ${m.recall.toFixed(3)} (n=${m.support})`);
+console.log(`emergency or crisis routed away (either route): ${urgentRouted}/${urgentRows.length}`);
+console.log(`admin routed away: ${adminAway}/${admin.length} (${((100 * adminAway) / Math.max(1, admin.length)).toFixed(1)}%)`);
+console.log(`decided by the safety floor: ${byFloor}; by the classifier or in scope: ${rows.length - byFloor}`);
+if (args.json !== undefined) {
+  writeFileSync(args.json, `${JSON.stringify({ file, classes: SCOPE_CLASSES, confusion: matrix, per_class: metrics, urgent_routed: urgentRouted, urgent_total: urgentRows.length, admin_routed_away: adminAway, admin_total: admin.length, messages: details }, null, 2)}\n`);
+}
