@@ -48,6 +48,26 @@ async function unpackedChromium(): Promise<string> {
   if (complete(dir)) return dir;
 
   const staging = await mkdtemp(path.join(os.tmpdir(), 'citetrace-chromium-staging-'));
+  try {
+    await unpackInto(staging, packageDir, dir, version);
+    try {
+      await rename(staging, dir);
+    } catch {
+      // Another run unpacked the same version first: use that one. A folder without the marker is an older layout: replace it.
+      if (!complete(dir)) {
+        await rm(dir, { recursive: true, force: true });
+        await rename(staging, dir);
+      }
+    }
+  } finally {
+    // Gone after a rename; otherwise a failed or redundant unpack.
+    await rm(staging, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** Unpack the browser, its libraries and its fonts into `staging`, which is then renamed to `dir`. */
+async function unpackInto(staging: string, packageDir: string, dir: string, version: string): Promise<void> {
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = staging;
   try {
@@ -62,17 +82,6 @@ async function unpackedChromium(): Promise<string> {
   const fonts = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${path.join(dir, 'fonts')}</dir>\n  <cachedir>${path.join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`;
   await writeFile(path.join(staging, FONTS_CONF), fonts);
   await writeFile(path.join(staging, UNPACKED), `${version}\n`);
-  try {
-    await rename(staging, dir);
-  } catch {
-    // Another run unpacked the same version first: use that one. A folder without the marker is an older layout: replace it.
-    if (!complete(dir)) {
-      await rm(dir, { recursive: true, force: true });
-      await rename(staging, dir);
-    }
-  }
-  await rm(staging, { recursive: true, force: true });
-  return dir;
 }
 
 /** Unpack a brotli-compressed tar file with the system's tar (Node has no tar reader). */

@@ -44,10 +44,7 @@ export function createHybridRetriever(options: {
       const [vector, text] = await Promise.all([
         mode === 'fts'
           ? Promise.resolve([] as readonly PassageMatch[])
-          : (request.vector !== undefined
-              ? Promise.resolve([request.vector])
-              : embedder.embed({ texts: [request.query], ...(request.signal ? { signal: request.signal } : {}) })
-            ).then(([v]) => {
+          : embedder.embed({ texts: [request.query], ...(request.signal ? { signal: request.signal } : {}) }).then(([v]) => {
               if (v === undefined) throw new CitetraceError('INTERNAL', 'embedder returned no vector');
               return index.vectorSearch({ vector: v, revisions, limit });
             }),

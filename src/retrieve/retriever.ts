@@ -8,8 +8,6 @@ export interface RetrievalRequest {
   readonly entities: EntityMentions;
   /** How many candidates to return, best first. */
   readonly limit: number;
-  /** The query's embedding when the caller already has it (scope routing embeds the question first); otherwise the retriever embeds it. */
-  readonly vector?: Float32Array;
   readonly signal?: AbortSignal;
 }
 
@@ -24,8 +22,7 @@ export interface Hit {
 
 /**
  * Ranks passages of the revisions in force for the role on the date. Implementations must
- * return only passages of those revisions, and the best of them: the top hits among the allowed
- * passages, never a top k cut before the access and in-force restriction.
+ * apply access and in-force filters before ranking anything.
  */
 export interface Retriever {
   /** Goes into every trace's config. */
