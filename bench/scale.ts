@@ -188,8 +188,7 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
   const assistant = createAssistant({
     assistant: index.manifest.assistant,
     retriever,
-    embedder,
-    router: createScopeRouterFor(index.manifest.assistant, embedder),
+    router: await createScopeRouterFor(index.manifest.assistant, config),
     generator,
     store,
     embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,

@@ -27,12 +27,9 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
   return createTransformersEmbedder({ model, threads: use === 'bulk' ? Math.max(config.embedThreads, os.availableParallelism()) : config.embedThreads });
 }
 
-/** The identity an index and a trained head record for the embedder: model name and full weights hash. */
-export const embedderIdOf = (embedder: Embedder): string => `${embedder.modelId}@sha256:${embedder.weightsSha256}`;
-
 /** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
-export function createScopeRouterFor(assistant: AssistantConfig, embedder: Embedder): ScopeRouter {
-  const classifier = loadScopeClassifier({ file: SCOPE_MODEL.file, sha256: SCOPE_MODEL.sha256, embedderId: embedderIdOf(embedder) });
+export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads'>): Promise<ScopeRouter> {
+  const classifier = await loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
   const extra = [
     ...(assistant.scope?.emergency ?? []).map((phrase) => ({ phrase, routesTo: 'emergency' as const })),
     ...(assistant.scope?.crisis ?? []).map((phrase) => ({ phrase, routesTo: 'crisis' as const })),
@@ -62,6 +59,8 @@ export interface Runtime {
   readonly index: PolicyIndex;
   readonly store: TraceStore;
   readonly assistant: Assistant;
+  /** Scope routing (safety floor + classifier), shared by every assistant built over this runtime. */
+  readonly router: ScopeRouter;
   /** The same pipeline with another context budget, trace store or retrieval mode (eval sweeps, replay, benchmarks). */
   assistantWith(overrides: RuntimeOverrides): Assistant;
   close(): Promise<void>;
@@ -82,12 +81,11 @@ export async function openRuntime(options: {
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
   const telemetry = options.telemetry ?? (await createTelemetry(config));
-  const router = createScopeRouterFor(index.manifest.assistant, embedder);
+  const router = await createScopeRouterFor(index.manifest.assistant, config);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
       retriever: overrides.retrievalMode === undefined ? retriever : createHybridRetriever({ index, embedder, mode: overrides.retrievalMode }),
-      embedder,
       router,
       generator,
       store: overrides.store ?? store,
@@ -103,6 +101,7 @@ export async function openRuntime(options: {
     index,
     store,
     assistant: assistantWith({}),
+    router,
     assistantWith,
     async close() {
       await store.close();

@@ -11,7 +11,7 @@ import { ingestRepository } from '../src/ingest/index.js';
 import { createSqliteKeyStore, type KeyRole, type KeyStore } from '../src/auth/index.js';
 import { createService, type Service } from '../src/http/index.js';
 import type { Generator } from '../src/generate/index.js';
-import { createEmbedder, createScopeRouterFor, openRuntime, type Runtime } from '../src/main.js';
+import { createEmbedder, openRuntime, type Runtime } from '../src/main.js';
 import { createAssistant, type Assistant } from '../src/pipeline/index.js';
 import { createHybridRetriever } from '../src/retrieve/index.js';
 import type { Telemetry } from '../src/telemetry/index.js';
@@ -133,8 +133,7 @@ export function assistantOver(
   return createAssistant({
     assistant: runtime.index.manifest.assistant,
     retriever: createHybridRetriever({ index: runtime.index, embedder }),
-    embedder,
-    router: createScopeRouterFor(runtime.index.manifest.assistant, embedder),
+    router: runtime.router,
     generator: parts.generator,
     store: parts.store,
     embedderId: embedder.modelId,

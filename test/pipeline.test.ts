@@ -76,7 +76,7 @@ describe('the pipeline, outcome by outcome', () => {
     expect([crisis.outcome, crisis.reason]).toEqual(['out_of_scope', 'CRISIS']);
     expect(crisis.answer).toMatch(/988/u);
     expect(crisis.retrieved).toEqual([]);
-    expect(crisis.scope_decision).toMatchObject({ route: 'crisis', decided_by: 'floor', floor_phrase: 'end {my|his|her|their|your|our} life', sha256: SCOPE_MODEL.sha256 });
+    expect(crisis.scope_decision).toMatchObject({ route: 'crisis', decided_by: 'floor', floor_phrase: 'end {my|his|her|their|your|our} life', sha256: SCOPE_MODEL.manifestSha256 });
     // No floor phrase: the classifier decides, and its scores and thresholds are in the trace.
     const stroke = await ask("my dad's face is drooping on one side and his words come out wrong, is the clinic open today?");
     expect([stroke.outcome, stroke.reason]).toEqual(['out_of_scope', 'EMERGENCY']);

@@ -1,59 +1,50 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CitetraceError } from '../src/domain/index.js';
-import type { Embedder } from '../src/embed/index.js';
-import { createScopeRouterFor, embedderIdOf } from '../src/main.js';
+import { createScopeRouterFor } from '../src/main.js';
 import { normalizeQuestion } from '../src/policy/index.js';
 import { loadScopeClassifier, SCOPE_MODEL, segmentsOf, type ScopeRouter } from '../src/scope/index.js';
-import { realEmbedder, ROOT, tempDir } from './helpers.js';
+import { tempDir, testConfig } from './helpers.js';
 
 const phrasings = parse(readFileSync(new URL('./fixtures/scope-phrasings.yaml', import.meta.url), 'utf8')) as { emergency: string[] };
 const ASSISTANT = { organization: 'Test Health', appointment_channel: 'call 555-0100', entities: {} };
 
-let embedder: Embedder;
 let router: ScopeRouter;
 beforeAll(async () => {
-  embedder = await realEmbedder();
-  router = createScopeRouterFor(ASSISTANT, embedder);
+  router = await createScopeRouterFor(ASSISTANT, testConfig(await tempDir()));
 });
 
-async function route(message: string) {
-  const text = normalizeQuestion(message).normalized;
-  const [vector] = await embedder.embed({ texts: [text] });
-  if (vector === undefined) throw new Error('no vector');
-  return router.route({ text, vector, embed: (texts) => embedder.embed({ texts }) });
-}
+const route = (message: string) => router.route({ text: normalizeQuestion(message).normalized });
 
 describe('the shipped scope classifier', () => {
-  it('is the pinned file, and its training manifest names the same hash', () => {
-    const bytes = readFileSync(SCOPE_MODEL.file);
-    expect(createHash('sha256').update(bytes).digest('hex')).toBe(SCOPE_MODEL.sha256);
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'models/scope/manifest.json'), 'utf8')) as { sha256: string; embedder: string };
-    expect(manifest.sha256).toBe(SCOPE_MODEL.sha256);
-    expect(manifest.embedder).toBe(embedderIdOf(embedder));
+  it('is the pinned manifest, and every file matches the hash the manifest gives it', async () => {
+    const manifest = await readFile(path.join(SCOPE_MODEL.dir, 'manifest.json'));
+    expect(createHash('sha256').update(manifest).digest('hex')).toBe(SCOPE_MODEL.manifestSha256);
+    const files = (JSON.parse(manifest.toString('utf8')) as { files: Record<string, string> }).files;
+    expect(Object.keys(files).sort()).toEqual(['config.json', 'model_quantized.onnx', 'tokenizer.json', 'tokenizer_config.json']);
+    for (const [name, sha] of Object.entries(files)) expect(createHash('sha256').update(await readFile(path.join(SCOPE_MODEL.dir, name))).digest('hex'), name).toBe(sha);
   });
 
-  it('refuses a missing, altered or foreign head with one line naming the file and the expected hash', async () => {
-    const dir = await tempDir();
-    const attempt = (file: string, embedderId = embedderIdOf(embedder)) => () => loadScopeClassifier({ file, sha256: SCOPE_MODEL.sha256, embedderId });
-    const missing = path.join(dir, 'absent.json');
-    expect(attempt(missing)).toThrow(new CitetraceError('MODEL_MISMATCH', `${missing}: the scope classifier is missing (expected sha256 ${SCOPE_MODEL.sha256})`));
-    const altered = path.join(dir, 'altered.json');
-    const bytes = readFileSync(SCOPE_MODEL.file);
-    bytes[100] = (bytes[100] ?? 0) ^ 1;
-    writeFileSync(altered, bytes);
-    expect(attempt(altered)).toThrow(`is not the pinned ${SCOPE_MODEL.sha256}`);
-    expect(attempt(SCOPE_MODEL.file, 'another-model@sha256:00')).toThrow(/trained on embeddings of .* but the embedder is another-model/u);
-    try {
-      attempt(altered)();
-    } catch (error) {
-      expect(error).toBeInstanceOf(CitetraceError);
-      expect((error as CitetraceError).exitCode).toBe(2);
-      expect((error as Error).message).not.toContain('\n');
-    }
+  it('refuses a missing or altered file with one line naming the file and the expected hash (exit 2)', async () => {
+    const load = (dir: string) => loadScopeClassifier({ dir, manifestSha256: SCOPE_MODEL.manifestSha256 });
+    const missing = path.join(await tempDir(), 'absent');
+    await expect(load(missing)).rejects.toThrow(
+      new CitetraceError('MODEL_MISMATCH', `${path.join(missing, 'manifest.json')}: the scope classifier file is missing (expected sha256 ${SCOPE_MODEL.manifestSha256})`),
+    );
+    const copy = path.join(await tempDir(), 'scope');
+    await cp(SCOPE_MODEL.dir, copy, { recursive: true });
+    const model = path.join(copy, 'model_quantized.onnx');
+    const bytes = await readFile(model);
+    bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
+    await writeFile(model, bytes);
+    const error = (await load(copy).catch((e: unknown) => e)) as CitetraceError;
+    expect(error).toBeInstanceOf(CitetraceError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(new RegExp(`^${model}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u'));
   });
 });
 
@@ -67,8 +58,7 @@ describe('scope routing', () => {
       "I've been thinking about ending my life. Can I get an appointment with someone this week?",
       'is the clinic open today? my husband hit his head, he is on blood thinners and now he keeps throwing up',
     ]) {
-      const r = await route(q);
-      expect(['emergency', 'crisis'], q).toContain(r.route);
+      expect(['emergency', 'crisis'], q).toContain((await route(q)).route);
     }
   });
 

@@ -22,7 +22,6 @@ import {
   normalizeQuestion,
   routingMessage,
 } from '../policy/index.js';
-import type { Embedder } from '../embed/index.js';
 import type { ScopeRouter, ScopeRouting } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import { questionFocus } from '../text/index.js';
@@ -39,8 +38,6 @@ import type { TraceStore } from '../trace/index.js';
 export interface AssistantDeps {
   readonly assistant: AssistantConfig;
   readonly retriever: Retriever;
-  /** Embeds the question once: the scope router reads the vector and retrieval reuses it. */
-  readonly embedder: Embedder;
   readonly router: ScopeRouter;
   readonly generator: Generator;
   readonly store: TraceStore;
@@ -123,7 +120,7 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
 
 /**
  * The pipeline, the only place that knows the stage order:
- * normalize -> embed and route scope (safety floor, classifier) -> retrieve in force for role and date -> label -> clarify ->
+ * normalize -> route scope (safety floor, classifier) -> retrieve in force for role and date -> label -> clarify ->
  * generate from labeled passages -> validate -> redact -> persist the trace -> answer or abstain.
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
@@ -163,13 +160,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       let scopeDecision: Trace['scope_decision'];
       const decide = async (): Promise<Decision> => {
         const routing = await root.child('route', 'CHAIN', async (span) => {
-          const embed = (texts: readonly string[]) => deps.embedder.embed({ texts, ...(request.signal ? { signal: request.signal } : {}) });
-          const [vector] = await embed([analysis]);
-          if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned no vector');
           // The floor also reads the unredacted question, in memory: redaction must never hide a crisis line.
-          const routed = await deps.router.route({ text: analysis, unredacted: question.normalized, vector, embed });
+          const routed = await deps.router.route({ text: analysis, unredacted: question.normalized });
           span.set({ 'citetrace.in_scope': routed.route === 'in_scope', 'citetrace.route': routed.route, 'citetrace.route_decided_by': routed.decidedBy });
-          return { routed, vector };
+          return { routed };
         });
         scopeDecision = scopeDecisionOf(routing.routed);
         const route = routing.routed.route;
@@ -198,7 +192,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             asOf,
             entities: mentioned,
             limit: deps.settings.candidates,
-            vector: routing.vector,
             ...(request.signal ? { signal: request.signal } : {}),
           });
           labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));

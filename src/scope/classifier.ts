@@ -1,104 +1,109 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BertTokenizer } from '@huggingface/transformers';
+import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
-import { CitetraceError } from '../domain/index.js';
+import { CitetraceError, wrapError } from '../domain/index.js';
 
 /** What a message asks for, as the router sees it. */
 export const SCOPE_CLASSES = ['admin', 'clinical', 'emergency', 'crisis'] as const;
 export type ScopeClass = (typeof SCOPE_CLASSES)[number];
 export type ScopeScores = Readonly<Record<ScopeClass, number>>;
 
-/** A learned classifier over a message's sentence embedding. Identity fields go into every trace. */
+/** A learned message classifier. Identity fields and thresholds go into every trace. */
 export interface ScopeClassifier {
   readonly modelId: string;
+  /** sha256 of the manifest, which pins every file of the model and the thresholds. */
   readonly sha256: string;
-  readonly thresholds: ScopeHead['thresholds'];
-  /** Class probabilities for each embedding (unit-length vectors of the embedder the model was trained on). */
-  classify(vectors: readonly Float32Array[]): readonly ScopeScores[];
+  readonly thresholds: { readonly urgent: number; readonly clinical: number };
+  /** Class probabilities for each (normalized) text. */
+  classify(texts: readonly string[]): Promise<readonly ScopeScores[]>;
 }
 
-const LayerSchema = z.object({ weights: z.array(z.array(z.number())).min(1), bias: z.array(z.number()) });
+const MODEL_FILE = 'model_quantized.onnx';
+const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
 
-/** The exported head: dense layers with ReLU between them and a softmax over `classes` at the end. */
-export const ScopeHeadSchema = z.object({
+const ManifestSchema = z.object({
   model_id: z.string().min(1),
-  embedder: z.string().min(1),
   classes: z.array(z.enum(SCOPE_CLASSES)).length(SCOPE_CLASSES.length),
-  layers: z.array(LayerSchema).min(1),
-  /** Calibrated on the validation split by training/scope: route when P(emergency)+P(crisis) >= urgent, or P(clinical) >= clinical. */
   thresholds: z.object({ urgent: z.number().min(0).max(1), clinical: z.number().min(0).max(1) }),
+  max_length: z.number().int().positive(),
+  files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/u)),
 });
-export type ScopeHead = z.infer<typeof ScopeHeadSchema>;
 
 /**
- * The shipped head (trained by training/scope, see its manifest) and its pinned sha256: a file
- * that differs stops start-up, it never falls back to anything.
+ * The shipped model: MiniLM-L6 fine-tuned as a scope classifier by training/scope, int8 ONNX, and
+ * the pinned sha256 of its manifest (which holds the hash of every other file and the calibrated
+ * thresholds). A missing or altered file stops start-up; nothing falls back.
  */
 export const SCOPE_MODEL = {
-  file: fileURLToPath(new URL('../../models/scope/scope-head.json', import.meta.url)),
-  sha256: 'dae96821f2c312a51a0847f546777396b16fbe6e72e2c849bec0b33898933d3c',
+  dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
+  manifestSha256: '68af0e4564d7304bcd2cf882fc8617ef47d17cdee1df0858dff021ddcdcb778f',
 } as const;
 
-function dense(input: Float32Array, layer: { readonly weights: Float32Array[]; readonly bias: Float32Array }, relu: boolean): Float32Array {
-  const out = new Float32Array(layer.bias.length);
-  for (let o = 0; o < out.length; o += 1) {
-    const w = layer.weights[o] ?? new Float32Array(0);
-    let sum = layer.bias[o] ?? 0;
-    for (let i = 0; i < input.length; i += 1) sum += (w[i] ?? 0) * (input[i] ?? 0);
-    out[o] = relu && sum < 0 ? 0 : sum;
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+function readPinned(file: string, expected: string): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    throw new CitetraceError('MODEL_MISMATCH', `${file}: the scope classifier file is missing (expected sha256 ${expected})`);
   }
-  return out;
+  const actual = sha256(bytes);
+  if (actual !== expected) throw new CitetraceError('MODEL_MISMATCH', `${file}: sha256 ${actual} is not the pinned ${expected}`);
+  return bytes;
 }
 
-function softmax(logits: Float32Array): number[] {
-  const max = Math.max(...logits);
-  const exps = [...logits].map((l) => Math.exp(l - max));
+function softmax(logits: Float32Array, offset: number, n: number): number[] {
+  const row = Array.from(logits.subarray(offset, offset + n));
+  const max = Math.max(...row);
+  const exps = row.map((l) => Math.exp(l - max));
   const total = exps.reduce((a, b) => a + b, 0);
   return exps.map((e) => e / total);
 }
 
-/** A classifier over an in-memory head (used by training and tests); `sha256` identifies it in traces. */
-export function scopeClassifierFromHead(head: ScopeHead, sha256: string): ScopeClassifier {
-  const layers = head.layers.map((l) => ({ weights: l.weights.map((row) => Float32Array.from(row)), bias: Float32Array.from(l.bias) }));
-  for (const [i, layer] of layers.entries()) {
-    const inputs = i === 0 ? null : layers[i - 1]?.bias.length;
-    if (layer.weights.length !== layer.bias.length || (inputs !== null && layer.weights.some((row) => row.length !== inputs))) {
-      throw new CitetraceError('MODEL_MISMATCH', `scope head ${head.model_id}: layer ${i} has inconsistent shapes`);
-    }
-  }
-  if (layers.at(-1)?.bias.length !== head.classes.length) throw new CitetraceError('MODEL_MISMATCH', `scope head ${head.model_id}: last layer is not one output per class`);
-  return {
-    modelId: head.model_id,
-    sha256,
-    thresholds: head.thresholds,
-    classify: (vectors) =>
-      vectors.map((v) => {
-        let x = v;
-        for (const [i, layer] of layers.entries()) x = dense(x, layer, i < layers.length - 1);
-        const p = softmax(x);
-        const scores = { admin: 0, clinical: 0, emergency: 0, crisis: 0 };
-        head.classes.forEach((c, i) => (scores[c] = p[i] ?? 0));
-        return scores;
-      }),
+/** Load the model folder, checking the manifest against its pinned hash and every file against the manifest. */
+export async function loadScopeClassifier(options: { readonly dir: string; readonly manifestSha256: string; readonly threads?: number }): Promise<ScopeClassifier> {
+  const manifestFile = path.join(options.dir, 'manifest.json');
+  const manifest = ManifestSchema.parse(JSON.parse(readPinned(manifestFile, options.manifestSha256).toString('utf8')));
+  const pinned = (name: string): Buffer => {
+    const expected = manifest.files[name];
+    if (expected === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
+    return readPinned(path.join(options.dir, name), expected);
   };
-}
-
-/** Load the head from its file, refusing a missing, unreadable or altered one with one line naming the file and the expected hash. */
-export function loadScopeClassifier(options: { readonly file: string; readonly sha256: string; readonly embedderId: string }): ScopeClassifier {
-  let bytes: Buffer;
+  const [tokenizerJson, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object);
+  const tokenizer = new BertTokenizer(tokenizerJson, tokenizerConfig);
+  let session: ort.InferenceSession;
   try {
-    bytes = readFileSync(options.file);
-  } catch {
-    throw new CitetraceError('MODEL_MISMATCH', `${options.file}: the scope classifier is missing (expected sha256 ${options.sha256})`);
+    session = await ort.InferenceSession.create(pinned(MODEL_FILE), { intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1 });
+  } catch (error) {
+    throw wrapError('MODEL_UNAVAILABLE', `cannot load the scope classifier ${path.join(options.dir, MODEL_FILE)}`, error);
   }
-  const actual = createHash('sha256').update(bytes).digest('hex');
-  if (actual !== options.sha256) {
-    throw new CitetraceError('MODEL_MISMATCH', `${options.file}: sha256 ${actual} is not the pinned ${options.sha256}`);
-  }
-  const head = ScopeHeadSchema.parse(JSON.parse(bytes.toString('utf8')));
-  if (head.embedder !== options.embedderId) {
-    throw new CitetraceError('MODEL_MISMATCH', `${options.file}: trained on embeddings of ${head.embedder}, but the embedder is ${options.embedderId}`);
-  }
-  return scopeClassifierFromHead(head, actual);
+  const classes = manifest.classes;
+  return {
+    modelId: manifest.model_id,
+    sha256: options.manifestSha256,
+    thresholds: manifest.thresholds,
+    async classify(texts) {
+      if (texts.length === 0) return [];
+      const encoded = tokenizer([...texts], { padding: true, truncation: true, max_length: manifest.max_length });
+      const feeds = Object.fromEntries(
+        (['input_ids', 'attention_mask', 'token_type_ids'] as const).map((name) => {
+          const tensor = encoded[name] as { data: BigInt64Array; dims: number[] };
+          return [name, new ort.Tensor('int64', tensor.data, tensor.dims)];
+        }),
+      );
+      const { logits } = await session.run(feeds);
+      const data = logits?.data as Float32Array;
+      return texts.map((_, i) => {
+        const p = softmax(data, i * classes.length, classes.length);
+        const scores = { admin: 0, clinical: 0, emergency: 0, crisis: 0 };
+        classes.forEach((c, j) => (scores[c] = p[j] ?? 0));
+        return scores;
+      });
+    },
+  };
 }

@@ -42,16 +42,11 @@ export function segmentsOf(text: string): string[] {
 }
 
 export interface ScopeRouter {
-  /**
-   * Route a (normalized) message. `vector` is the message's own embedding, which retrieval reuses;
-   * `embed` is called once more only for a long message.
-   */
+  /** Route a normalized message; a long one is classified with its sentences and windows in one batch. */
   route(request: {
     readonly text: string;
     /** The same message before redaction, read only by the safety floor. */
     readonly unredacted?: string;
-    readonly vector: Float32Array;
-    readonly embed: (texts: readonly string[]) => Promise<readonly Float32Array[]>;
   }): Promise<ScopeRouting>;
 }
 
@@ -66,10 +61,8 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
   const { classifier, floor } = options;
   const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
   return {
-    async route({ text, unredacted, vector, embed }) {
-      const segments = segmentsOf(text);
-      const vectors = segments.length > 0 ? [vector, ...(await embed(segments))] : [vector];
-      const all = classifier.classify(vectors);
+    async route({ text, unredacted }) {
+      const all = await classifier.classify([text, ...segmentsOf(text)]);
       const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
       const top = all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole);
       const base = {
@@ -79,7 +72,7 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
         thresholds: classifier.thresholds,
         scores: whole,
         urgent: urgency(top),
-        segments: vectors.length,
+        segments: all.length,
       };
       const hit = floor.match(text) ?? (unredacted === undefined ? null : floor.match(unredacted));
       if (hit !== null) return { ...base, route: hit.routesTo, decidedBy: 'floor', floorPhrase: hit.phrase };

@@ -48,12 +48,12 @@ function typo(text: string, rand: () => number): string {
 }
 
 /**
- * Variants of one hand-written message: as written, lower case without punctuation, with a typo,
+ * Variants of one hand-written message: as written, lower case without punctuation and with a typo,
  * and with an appointment request attached before or after (safety must win over booking words).
  */
 export function augment(text: string, bookings: readonly string[], rand: () => number): string[] {
   // Every class gets the attached requests, so booking words carry no class by themselves: the
   // model must read the rest of the message.
-  const out = [text, text.toLowerCase().replace(/[.,!?;:]+/gu, ''), typo(text, rand), `${text} ${pick(bookings, rand)}`, `${pick(bookings, rand)} ${text}`];
+  const out = [text, typo(text.toLowerCase().replace(/[.,!?;:]+/gu, ''), rand), `${text} ${pick(bookings, rand)}`, `${pick(bookings, rand)} ${text}`];
   return [...new Set(out)];
 }

@@ -1,6 +1,6 @@
 /**
- * Routes a labelled message set through the product's scope router (safety floor + shipped
- * classifier, real embeddings) and prints the confusion matrix and per-class precision and recall.
+ * Routes a labelled message set through the product's scope router (safety floor + the shipped
+ * fine-tuned classifier) and prints the confusion matrix and per-class precision and recall.
  *
  *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses]
  *
@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
-import { createEmbedder, createScopeRouterFor } from '../../src/main.js';
+import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
 import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
 import { confusion, formatConfusion, perClass } from './metrics.js';
@@ -36,17 +36,14 @@ const rows: Row[] = Array.isArray(data)
   ? (data as { id: string; class: ScopeClass; message: string }[]).map((r) => ({ id: r.id, label: r.class, message: r.message }))
   : Object.entries(legacy).flatMap(([key, label]) => ((data as Record<string, string[]>)[key] ?? []).map((message, i) => ({ id: `${key}-${i + 1}`, label, message })));
 
-const embedder = await createEmbedder(loadConfig({ env: process.env }));
-const router = createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, embedder);
+const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, loadConfig({ env: process.env }));
 const routed: ScopeClass[] = [];
 const details = [];
 const durations: number[] = [];
 for (const row of rows) {
   const text = normalizeQuestion(row.message).normalized;
   const start = performance.now();
-  const [vector] = await embedder.embed({ texts: [text] });
-  if (vector === undefined) throw new Error('no vector');
-  const r = await router.route({ text, vector, embed: (texts) => embedder.embed({ texts }) });
+  const r = await router.route({ text });
   durations.push(performance.now() - start);
   const got: ScopeClass = r.route === 'in_scope' ? 'admin' : r.route;
   routed.push(got);
