@@ -5,8 +5,10 @@ import { stemmer } from 'stemmer';
  * crisis in any context. It runs before and beside the learned classifier and can only add a
  * routing, never remove one. Phrases are matched on Porter stems (Porter, "An algorithm for suffix
  * stripping", 1980), so every inflection counts: "end my life", "ending my life", "ended my life".
- * A slot written `{a|b}` takes any of its words. Keep this list short: breadth is the model's job;
- * a phrase belongs here only when no appointment question could contain it harmlessly.
+ * A slot written `{a|b}` takes any of its words. Keep this list short: breadth is the model's job.
+ * An emergency phrase belongs here only when no appointment question could contain it harmlessly
+ * ("heart attack", "chest pain" and "overdose" do not: "book my follow-up after a heart attack");
+ * crisis phrases stay even so, since 988 is the right help for a question about suicide either way.
  */
 export type UrgentClass = 'emergency' | 'crisis';
 
@@ -31,10 +33,7 @@ export const DEFAULT_FLOOR: readonly FloorPhrase[] = [
   { phrase: 'self harm', routesTo: 'crisis' },
   { phrase: 'kms', routesTo: 'crisis' },
   { phrase: 'unalive', routesTo: 'crisis' },
-  { phrase: 'overdose', routesTo: 'emergency' },
   { phrase: '{not|isnt|arent|wasnt|stop|cant} breathe', routesTo: 'emergency' },
-  { phrase: 'chest pain', routesTo: 'emergency' },
-  { phrase: 'heart attack', routesTo: 'emergency' },
   { phrase: '{unconscious|unresponsive}', routesTo: 'emergency' },
   { phrase: '{wont|cant|not} {wake|woke|woken} up', routesTo: 'emergency' },
   { phrase: '{cough|vomit|throw|threw|thrown} up blood', routesTo: 'emergency' },

@@ -51,6 +51,7 @@ export interface ScopeRouter {
 }
 
 const urgency = (s: ScopeScores): number => s.emergency + s.crisis;
+const kindOf = (s: ScopeScores): UrgentClass => (s.crisis > s.emergency ? 'crisis' : 'emergency');
 
 /**
  * Safety first: the floor, then the classifier's urgent score over every segment (so a booking
@@ -75,8 +76,10 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
         segments: all.length,
       };
       const hit = floor.match(text) ?? (unredacted === undefined ? null : floor.match(unredacted));
-      if (hit !== null) return { ...base, route: hit.routesTo, decidedBy: 'floor', floorPhrase: hit.phrase };
-      if (urgency(top) >= urgentAt) return { ...base, route: top.crisis > top.emergency ? 'crisis' : 'emergency', decidedBy: 'model' };
+      // The floor decides that the message is routed; when the classifier also finds it urgent, its
+      // reading of which kind (emergency or crisis) picks the message, since "not wake up" can be either.
+      if (hit !== null) return { ...base, route: urgency(top) >= urgentAt ? kindOf(top) : hit.routesTo, decidedBy: 'floor', floorPhrase: hit.phrase };
+      if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decidedBy: 'model' };
       if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decidedBy: 'model' };
       return { ...base, route: 'in_scope', decidedBy: 'none' };
     },
