@@ -59,6 +59,9 @@ ${bars('cases per rank', ranks)}
 <h2>Outcomes: expected (rows) against actual (columns)</h2>
 ${table(['expected \\ actual', ...outcomes], outcomes.map((e) => [e, ...outcomes.map((a) => String(m.outcomes.confusion[e]?.[a] ?? 0))]))}
 <p>Unsupported answers: ${esc(m.outcomes.unsupportedAnswers.join(', ') || 'none')}. Wrong abstentions: ${esc(m.outcomes.wrongAbstentions.join(', ') || 'none')}.</p>
+<h2>Scope routing: expected (rows) against the route taken (columns)</h2>
+${table(['expected \\ route', 'in scope', 'emergency', 'crisis', 'clinical'], (['out_of_scope', 'in_scope'] as const).map((e) => [e.replace('_', ' '), ...['in_scope', 'EMERGENCY', 'CRISIS', 'CLINICAL'].map((r) => String(m.routing.confusion[e][r] ?? 0))]))}
+<p>Expected out of scope but not routed: ${esc(m.routing.notRouted.join(', ') || 'none')}. In scope but routed away: ${esc(m.routing.routedAway.join(', ') || 'none')}.</p>
 <h2>Failure matrix</h2>
 ${table(['failure', 'count', 'cases'], failureRows)}
 <h2>Context budget sweep</h2>

@@ -8,12 +8,14 @@ import {
   judgeCase,
   outcomeMetrics,
   percentile,
+  routingMetrics,
   retrievalMetrics,
   type FailureMatrix,
   type GenerationMetrics,
   type Judgement,
   type OutcomeMetrics,
   type RetrievalMetrics,
+  type RoutingMetrics,
   type SupportFn,
 } from './metrics.js';
 
@@ -33,6 +35,7 @@ export interface EvalMetrics {
   readonly retrieval: RetrievalMetrics;
   readonly generation: GenerationMetrics;
   readonly failures: FailureMatrix;
+  readonly routing: RoutingMetrics;
   readonly latencyMs: { readonly p50: number; readonly p95: number };
   readonly byTag: Readonly<Record<string, { readonly cases: number; readonly passed: number }>>;
   readonly sweep: readonly SweepPoint[];
@@ -134,6 +137,7 @@ export async function runEval(options: {
     retrieval: retrievalMetrics(judgements, cases),
     generation: generationMetrics([...main.traces.values()], traceSupport(options.revisions), SUPPORT_THRESHOLD),
     failures: failureMatrix(judgements, main.traces, cases),
+    routing: routingMetrics(judgements),
     latencyMs: { p50: percentile(main.latencies, 50), p95: percentile(main.latencies, 95) },
     byTag,
     sweep,

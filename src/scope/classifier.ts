@@ -40,7 +40,7 @@ const ManifestSchema = z.object({
  */
 export const SCOPE_MODEL = {
   dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
-  manifestSha256: '68af0e4564d7304bcd2cf882fc8617ef47d17cdee1df0858dff021ddcdcb778f',
+  manifestSha256: '380322d61f325be3f5b0890415a879ddb1429a96b5887f10c34cb5aa8f6e8615',
 } as const;
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

@@ -22,15 +22,27 @@ const bookings = readLines(here('data/booking-requests.txt'));
 const judgeQuestions = [...new Set(readdirSync(here('../judge/systems'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .flatMap((d) => readLines(here(`../judge/systems/${d.name}/pairs.jsonl`)).map((line) => (JSON.parse(line) as { question: string }).question)))];
-const contrast = readLines(here('data/urgent-contrast.txt')).map((line): { text: string; label: ScopeClass } => {
-  const [label, text] = line.split('\t');
-  if ((label !== 'emergency' && label !== 'crisis') || text === undefined) throw new Error(`urgent-contrast.txt: not "class<TAB>message": ${line}`);
-  return { text, label };
-});
+/**
+ * data/<class>.txt and data/<class>-<anything>.txt hold messages of that class; data/urgent-*.txt
+ * hold `emergency<TAB>message` or `crisis<TAB>message` lines; booking-requests.txt is the
+ * augmentation list.
+ */
+function messagesOf(file: string): { text: string; label: ScopeClass }[] {
+  const lines = readLines(here(`data/${file}`));
+  if (file.startsWith('urgent-')) {
+    return lines.map((line) => {
+      const [label, text] = line.split('\t');
+      if ((label !== 'emergency' && label !== 'crisis') || text === undefined) throw new Error(`${file}: not "class<TAB>message": ${line}`);
+      return { text, label };
+    });
+  }
+  const label = SCOPE_CLASSES.find((c) => file === `${c}.txt` || file.startsWith(`${c}-`));
+  if (label === undefined) throw new Error(`${file}: name it <class>.txt, <class>-<topic>.txt or urgent-<topic>.txt`);
+  return lines.map((text) => ({ text, label }));
+}
+const files = readdirSync(here('data')).filter((f) => f.endsWith('.txt') && f !== 'booking-requests.txt').sort();
 const base: { text: string; label: ScopeClass }[] = [
-  ...SCOPE_CLASSES.flatMap((label) => readLines(here(`data/${label}.txt`)).map((text) => ({ text, label }))),
-  ...readLines(here('data/admin-contrast.txt')).map((text) => ({ text, label: 'admin' as const })),
-  ...contrast,
+  ...files.flatMap(messagesOf),
   // The support judge's training questions are all appointment and policy questions: administrative by construction.
   ...judgeQuestions.map((text) => ({ text, label: 'admin' as const })),
 ];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+export { prng as mulberry32 } from '../../bench/scale-corpus.js';
 
 /** Non-empty, non-comment lines of a data file. */
 export function readLines(file: string): string[] {
@@ -7,18 +8,6 @@ export function readLines(file: string): string[] {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l.length > 0 && !l.startsWith('#'));
-}
-
-/** A small seeded PRNG (mulberry32), so a rebuild makes the same data. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Split by a hash of the text: stable across runs and independent of file order. */

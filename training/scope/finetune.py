@@ -26,6 +26,7 @@ def main():
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--max-length", type=int, default=64)
+    ap.add_argument("--layers", type=int, default=6, help="MiniLM layers kept (of 6)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--reuse-export", action="store_true", help="skip training; calibrate and evaluate the int8 model already in --out")
@@ -39,7 +40,7 @@ def main():
     train_rows = [r for r in rows if r["split"] == "train"]
     val = [r for r in rows if r["split"] == "validation"]
     print(f"train {len(train_rows)} rows, validation {len(val)} rows")
-    tokenizer, model = load_classifier(args.minilm, CLASSES)
+    tokenizer, model = load_classifier(args.minilm, CLASSES, args.layers)
 
     def encode(batch):
         return tokenizer([r["text"] for r in batch], padding=True, truncation=True, max_length=args.max_length, return_tensors="pt")
@@ -107,7 +108,7 @@ def main():
         "thresholds": thresholds,
         "max_length": args.max_length,
         "data": {"sha256": sha256(args.data), "train_rows": len(train_rows), "validation_rows": len(val)},
-        "training": {"epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
+        "training": {"layers": args.layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
         "validation": {"confusion": confusion, "per_class": per_class},
     })
     print(f"wrote {out}; model_quantized.onnx sha256 {manifest['files']['model_quantized.onnx']}")
