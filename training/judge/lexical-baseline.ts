@@ -41,7 +41,7 @@ for (const [question, group] of byQuestion) {
       label: labelOf(i),
       passage: { chunkId: ChunkIdSchema.parse(`${revision}#${i}-${i + text.length}`), revision, sourceId: SourceIdSchema.parse('baseline'), start: 0, end: text.length, text, headings: [] },
       revision: { revision, sourceId: SourceIdSchema.parse('baseline'), title, status: 'approved', effectiveDate: '2026-01-01', version: null, reviewBy: null, owner: null, audience: ['patient'], entities: {}, path: 'x.md', ingestSeq: 0 },
-    } as LabeledPassage;
+    };
   });
   const decision = decideSupport(questionFocus(normalizeQuestion(question).normalized), offered);
   group.forEach((p, i) => {
