@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TraceSchema } from '../src/domain/index.js';
@@ -33,6 +33,8 @@ describe('citetrace eval, verify and replay (CLI)', () => {
   beforeAll(async () => {
     dir = await tempDir();
     await writeFile(path.join(dir, 'cases.yaml'), CASES);
+    // The data folder must exist before the first ingest (a typo in --data must not create an empty store).
+    await mkdir(path.join(dir, 'data'));
     expect((await runBin(['ingest', DEMO_CORPUS], env())).code).toBe(0);
   });
 
@@ -65,6 +67,26 @@ describe('citetrace eval, verify and replay (CLI)', () => {
     expect(missed.stderr).not.toMatch(/unsupported answers/u);
     const met = await runBin(['eval', path.join(dir, 'cases.yaml'), '--min-accuracy', '1', '--max-unsupported', '0', '--min-recall5', '1', '--min-citation-precision', '1', '--min-citation-recall', '1', '--max-wrong-abstentions', '0'], env());
     expect(met.code).toBe(0);
+  });
+
+  it('opens the HTML report with the failures, in plain words, each linked to its trace in the console', async () => {
+    const wrong = path.join(dir, 'wrong-report.yaml');
+    await writeFile(wrong, CASES.replace('  expect: abstain', '  expect: answer'));
+    const json = path.join(dir, 'wrong-report.json');
+    const html = path.join(dir, 'wrong-report.html');
+    const result = await runBin(['eval', wrong, '--as-of', '2026-12-02', '--json', json, '--html', html], env());
+    expect(result.code).toBe(0);
+    const report = JSON.parse(await readFile(json, 'utf8')) as { cases: { id: string; latencyMs: number; trace: { trace_id: string } }[] };
+    for (const c of report.cases) expect(c.latencyMs).toBeGreaterThan(0);
+    const bitcoin = report.cases.find((c) => c.id === 'bitcoin');
+    const page = await readFile(html, 'utf8');
+    const headings = [...page.matchAll(/<h2>([^<]*)<\/h2>/gu)].map((m) => m[1]);
+    expect(headings[0]).toBe('Failures (1)');
+    expect(page).toContain(`<a href="/console/traces/${bitcoin?.trace.trace_id ?? ''}">trace</a>`);
+    expect(page).toContain('expected answer, got abstain (no support)');
+    expect(page).toContain('correct source not retrieved');
+    expect(page).not.toMatch(/correctSourceNotRetrieved|NO_SUPPORT|out_of_scope/u);
+    expect(page).not.toMatch(/<script|<link|src=/u);
   });
 
   it('rejects a malformed case file with exit 2 and one line', async () => {

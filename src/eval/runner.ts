@@ -45,7 +45,8 @@ export interface EvalMetrics {
 
 export interface EvalReport {
   readonly metrics: EvalMetrics;
-  readonly cases: readonly (Judgement & { readonly trace: Trace })[];
+  /** Each case with its trace and how long its `ask` took (absent in reports written before it was recorded). */
+  readonly cases: readonly (Judgement & { readonly trace: Trace; readonly latencyMs?: number })[];
 }
 
 /** Support as the validator scores it, rebuilt from a stored trace and the index's revision titles. */
@@ -61,18 +62,22 @@ export function traceSupport(revisions: ReadonlyMap<RevisionId, RevisionMeta>): 
 interface Run {
   readonly traces: Map<string, Trace>;
   readonly latencies: number[];
+  readonly latencyById: Map<string, number>;
 }
 
 async function runCases(assistant: Assistant, cases: readonly EvalCase[], asOf: IsoDate | undefined, onCase: () => void): Promise<Run> {
   const traces = new Map<string, Trace>();
   const latencies: number[] = [];
+  const latencyById = new Map<string, number>();
   for (const c of cases) {
     const start = performance.now();
     traces.set(c.id, await assistant.ask({ question: c.question, role: c.role, asOf: c.as_of ?? asOf }));
-    latencies.push(performance.now() - start);
+    const elapsed = performance.now() - start;
+    latencies.push(elapsed);
+    latencyById.set(c.id, elapsed);
     onCase();
   }
-  return { traces, latencies };
+  return { traces, latencies, latencyById };
 }
 
 function judgeAll(cases: readonly EvalCase[], run: Run): Judgement[] {
@@ -148,7 +153,7 @@ export async function runEval(options: {
     cases: judgements.map((j) => {
       const trace = main.traces.get(j.id);
       if (trace === undefined) throw new Error(`no trace for case ${j.id}`);
-      return { ...j, trace };
+      return { ...j, trace, latencyMs: main.latencyById.get(j.id) ?? 0 };
     }),
   };
 }

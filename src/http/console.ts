@@ -1,51 +1,21 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { KeyStore } from '../auth/index.js';
-import { OutcomeSchema, ReasonSchema, RoleSchema, type Trace } from '../domain/index.js';
+import { OutcomeSchema, ReasonSchema, RevisionIdSchema, RoleSchema, type Trace } from '../domain/index.js';
 import { verifyTraces } from '../eval/index.js';
-import { describeSources } from '../index-store/index.js';
 import { listedQuery } from '../trace/index.js';
 import { CONSOLE_COOKIE, requireRole } from './auth.js';
+import { revisionPage, sourcesPage } from './console-sources.js';
+import { evidencePath, type RevisionsNow } from './console-trace.js';
 import type { ServiceContext } from './context.js';
 import { esc, page, table, td } from './html.js';
 
 const html = (reply: FastifyReply, body: string): FastifyReply => reply.type('text/html; charset=utf-8').send(body);
-const short = (revision: string): string => `${revision.slice(0, 19)}…`;
 
-function evidencePath(t: Trace, verified: { ok: boolean; problems: readonly string[] } | null): string {
-  const cited = new Set(t.citations.map((c) => c.label));
-  const candidates = table(
-    ['label', 'rank', 'score', 'vector', 'BM25', 'source', 'version', 'revision', 'span', 'status'],
-    t.retrieved.map((r) => [
-      td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
-      td(String(r.rank)),
-      td(r.score.toFixed(4)),
-      td(r.components.vector ? `${r.components.vector.score.toFixed(3)} (#${r.components.vector.rank})` : '-'),
-      td(r.components.fts ? `${r.components.fts.score.toFixed(2)} (#${r.components.fts.rank})` : '-'),
-      td(esc(r.source_id)),
-      td(esc(r.version ?? '-')),
-      td(`<code>${esc(short(r.revision))}</code>`),
-      td(`${r.start}-${r.end}`),
-      td(cited.has(r.label) ? 'cited' : r.offered ? 'offered, not cited' : 'considered', cited.has(r.label) ? 'cited' : ''),
-    ]),
-  );
-  const sentences =
-    t.sentences.length === 0
-      ? `<p>${esc(t.answer)}</p>`
-      : `<ol>${t.sentences
-          .map((s) => {
-            const text = esc(s.text).replace(/\[(S\d+)\]/gu, (_m, label: string) => `[<a href="/console/traces/${esc(t.trace_id)}/passages/${label}">${label}</a>]`);
-            return `<li>${text}${s.support === undefined ? '' : ` <small>(support ${s.support.toFixed(2)})</small>`}</li>`;
-          })
-          .join('')}</ol>`;
-  const verify = verified === null ? '' : verified.ok ? '<p class="ok" role="status">Verified: the evidence path is intact.</p>' : `<div class="fail" role="status">Verification failed:<ul>${verified.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul></div>`;
-  return `<h1>Trace ${esc(t.trace_id)}</h1>
-<section class="step"><h2>1. Question</h2><p><q>${esc(t.query)}</q></p><p>Normalized: <code>${esc(t.normalized_query)}</code></p><p>Role <strong>${esc(t.role)}</strong> · as of <strong>${esc(t.as_of)}</strong> · ${esc(t.created_at)}</p></section>
-<section class="step"><h2>2. Retrieved candidates (${t.retrieved.length})</h2>${t.retrieved.length === 0 ? '<p>None: routed before retrieval.</p>' : candidates}</section>
-<section class="step"><h2>3. Answer, sentence by sentence</h2>${sentences}${t.rejected.map((r) => `<p>Rejected draft: <q>${esc(r.text)}</q> (${esc(r.detail)})</p>`).join('')}</section>
-<section class="step"><h2>4. Outcome</h2><p><strong>${esc(t.outcome)}</strong>${t.reason ? ` · reason <strong>${esc(t.reason)}</strong>` : ''}</p>${t.detail ? `<p>${esc(t.detail)}</p>` : ''}</section>
-<section class="step"><h2>5. Configuration</h2>${table(['setting', 'value'], Object.entries(t.config).map(([k, v]) => [td(esc(k)), td(`<code>${esc(String(v))}</code>`)]))}${t.otel_trace_id ? `<p>OpenTelemetry trace <code>${esc(t.otel_trace_id)}</code></p>` : ''}</section>
-<form method="post" action="/console/traces/${esc(t.trace_id)}/verify"><button type="submit">Verify this trace</button></form>${verify}`;
+/** The revisions in force today for a trace's role, so the trace page can mark the ones replaced since. */
+function revisionsNow(ctx: ServiceContext, t: Trace): RevisionsNow {
+  const today = ctx.today();
+  return { inForce: ctx.runtime().index.inForce({ role: t.role, asOf: today }), today };
 }
 
 export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys: KeyStore): void {
@@ -97,7 +67,7 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
 
   app.get<{ Params: { id: string } }>('/console/traces/:id', { preHandler: operator }, async (request, reply) => {
     const t = await traceOr404(request.params.id, reply);
-    return t === null ? reply : html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, null)));
+    return t === null ? reply : html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, null, revisionsNow(ctx, t))));
   });
 
   app.post<{ Params: { id: string } }>('/console/traces/:id/verify', { preHandler: operator }, async (request, reply) => {
@@ -106,7 +76,7 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
     const rt = ctx.runtime();
     const report = await verifyTraces({ store: rt.store, index: rt.index, dataDir: ctx.dataDir, traceId: t.trace_id });
     const problems = report.failed.flatMap((f) => f.problems);
-    return html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, { ok: problems.length === 0, problems })));
+    return html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, { ok: problems.length === 0, problems }, revisionsNow(ctx, t))));
   });
 
   app.get<{ Params: { id: string; label: string } }>('/console/traces/:id/passages/:label', { preHandler: operator }, async (request, reply) => {
@@ -126,21 +96,13 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
     );
   });
 
-  app.get('/console/sources', { preHandler: operator }, (_request, reply) => {
-    const sources = describeSources(ctx.runtime().index, ctx.today());
-    const rows = sources.flatMap((s) =>
-      s.revisions.map((r, i) => [
-        td(i === 0 ? `<strong>${esc(s.source_id)}</strong>${s.withdrawn ? ' (withdrawn)' : ''}` : ''),
-        td(esc(r.version ?? '-')),
-        td(esc(r.status)),
-        td(esc(r.effective_date)),
-        td(r.review_by ? `${esc(r.review_by)}${r.stale ? ' <span class="stale">stale</span>' : ''}` : '-'),
-        td(esc(s.owner ?? '-')),
-        td(esc(r.audience.join(', '))),
-        td([s.in_force.patient, s.in_force.staff].some((v) => v === (r.version ?? r.revision)) ? 'in force' : r.present ? '' : 'history only'),
-      ]),
-    );
-    return html(reply, page('Sources', `<h1>Sources (${sources.length})</h1>${table(['source', 'version', 'status', 'effective', 'review by', 'owner', 'audience', ''], rows)}`));
+  app.get('/console/sources', { preHandler: operator }, (_request, reply) => html(reply, page('Sources', sourcesPage(ctx.runtime().index, ctx.today()))));
+
+  app.get<{ Params: { revision: string } }>('/console/revisions/:revision', { preHandler: operator }, async (request, reply) => {
+    const id = RevisionIdSchema.safeParse(request.params.revision);
+    const found = id.success ? await revisionPage(ctx.runtime().index, id.data, ctx.today()) : null;
+    if (found === null) return html(reply.code(404), page('Not found', `<h1>No revision ${esc(request.params.revision)}</h1>`));
+    return html(reply, page(found.title, found.body));
   });
 
   const askForm = (result = ''): string =>

@@ -1,0 +1,117 @@
+import { SUPPORT_THRESHOLD } from '../cite/index.js';
+import type { RevisionMeta, SourceId, Trace } from '../domain/index.js';
+import { esc, table, td } from './html.js';
+
+const short = (revision: string): string => `${revision.slice(0, 19)}…`;
+const fixed = (x: number, digits = 3): string => x.toFixed(digits);
+export const revisionHref = (revision: string): string => `/console/revisions/${encodeURIComponent(revision)}`;
+
+/** What the index holds today for each retrieved source, so a trace can show which of its revisions were replaced since. */
+export interface RevisionsNow {
+  /** The revision in force today for the trace's role, per source (absent: none). */
+  readonly inForce: ReadonlyMap<SourceId, RevisionMeta>;
+  readonly today: string;
+}
+
+type Retrieved = Trace['retrieved'][number];
+
+/** Whether the trace's revision is still the one in force today for the trace's role. */
+function nowCell(r: Retrieved, now: RevisionsNow | null): string {
+  if (now === null) return td('-');
+  const current = now.inForce.get(r.source_id);
+  if (current?.revision === r.revision) return td('in force today');
+  if (current === undefined) return td(`<span class="stale" title="nothing of this source is in force on ${esc(now.today)}">stale: no longer in force</span>`);
+  return td(`<span class="stale">stale: replaced by <a href="${revisionHref(current.revision)}">version ${esc(current.version ?? short(current.revision))}</a></span>`);
+}
+
+function scopeSection(t: Trace): string {
+  const d = t.scope_decision;
+  if (d === undefined) return '<p>Not recorded (this trace was stored before scope decisions were traced).</p>';
+  const by = d.decided_by === 'floor' ? `the safety floor, phrase <q>${esc(d.floor_phrase ?? '')}</q>` : d.decided_by === 'model' ? 'the scope classifier' : 'no rule: no floor phrase matched and the classifier is below both thresholds';
+  const score = (name: string, value: number, threshold: number | null): [string, string, string] => [
+    td(esc(name)),
+    td(fixed(value)),
+    td(threshold === null ? '-' : `${value >= threshold ? '≥' : '<'} ${fixed(threshold, 2)}`),
+  ];
+  return `<p>Route <strong class="route">${esc(d.route.replace('_', ' '))}</strong>, decided by ${by}, over ${d.segments} segment${d.segments === 1 ? '' : 's'}.</p>
+<p>Model <code>${esc(d.model)}</code> · sha256 <code title="${esc(d.sha256)}">${esc(d.sha256.slice(0, 16))}…</code> · thresholds: urgent ${fixed(d.thresholds.urgent, 2)}, clinical ${fixed(d.thresholds.clinical, 2)}</p>
+${table(
+  ['score', 'value', 'against threshold'],
+  [
+    score('urgent (emergency + crisis, most urgent segment)', d.urgent, d.thresholds.urgent),
+    score('emergency', d.scores.emergency, null),
+    score('crisis', d.scores.crisis, null),
+    score('clinical (whole message)', d.scores.clinical, d.thresholds.clinical),
+    score('administrative', d.scores.admin, null),
+  ],
+)}`;
+}
+
+function supportSection(t: Trace): string {
+  const d = t.support_decision;
+  if (d === undefined || d === null) return '<p>No support decision: nothing was offered to decide on.</p>';
+  const offered = t.retrieved.filter((r) => r.offered);
+  const rows = offered.map((r) => [
+    td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
+    td(esc(r.source_id)),
+    td(r.coverage === undefined ? '-' : fixed(r.coverage)),
+    td(fixed(d.min_coverage, 2)),
+    r.coverage === undefined ? td('not scored') : r.coverage >= d.min_coverage ? td('states enough of the focus', 'ok') : td('below the threshold'),
+  ]);
+  return `<p>Focus of the question: ${d.focus.length === 0 ? 'none found' : d.focus.map((f) => `<code>${esc(f)}</code>`).join(' ')} <small>(@ a concept, # an asked detail)</small>.</p>
+<p>Topics no offered passage names: ${d.unnamed.length === 0 ? 'none' : d.unnamed.map((u) => `<strong class="fail">${esc(u)}</strong>`).join(', ')}.</p>
+<p>Checker: idf-weighted focus coverage (lexical, no model), threshold ${fixed(d.min_coverage, 2)}; a passage must also state every asked detail.</p>
+${table(['label', 'source', 'coverage', 'threshold', 'decision'], rows)}`;
+}
+
+function sentenceList(t: Trace): string {
+  if (t.sentences.length === 0) return `<p>${esc(t.answer)}</p>`;
+  const link = (label: string): string => `<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(label)}">${esc(label)}</a>`;
+  const rows = t.sentences.map((s, i) => {
+    const text = esc(s.text).replace(/\[(S\d+)\]/gu, (_m, label: string) => `[${link(label)}]`);
+    const verdict =
+      s.support === undefined ? td('not scored') : s.support >= SUPPORT_THRESHOLD ? td('supported', 'ok') : td('unsupported', 'fail');
+    return [
+      td(String(i + 1)),
+      `<td class="sentence">${text}</td>`,
+      td(s.labels.map(link).join(', ') || '-'),
+      td(s.support === undefined ? '-' : fixed(s.support, 2)),
+      td(fixed(SUPPORT_THRESHOLD, 2)),
+      verdict,
+    ];
+  });
+  return `<p>Checker: lexical support (share of the sentence's content words its cited passages state), no model; threshold ${fixed(SUPPORT_THRESHOLD, 2)} as configured now.</p>
+${table(['#', 'sentence', 'cites', 'support', 'threshold', 'decision'], rows)}`;
+}
+
+/** One trace as its evidence path, top to bottom, as the pipeline ran it. */
+export function evidencePath(t: Trace, verified: { ok: boolean; problems: readonly string[] } | null, now: RevisionsNow | null): string {
+  const cited = new Set(t.citations.map((c) => c.label));
+  const candidates = table(
+    ['label', 'rank', 'score', 'vector', 'BM25', 'coverage', 'source', 'version', 'revision', 'span', 'status', 'revision now'],
+    t.retrieved.map((r) => [
+      td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
+      td(String(r.rank)),
+      td(r.score.toFixed(4)),
+      td(r.components.vector ? `${r.components.vector.score.toFixed(3)} (#${r.components.vector.rank})` : '-'),
+      td(r.components.fts ? `${r.components.fts.score.toFixed(2)} (#${r.components.fts.rank})` : '-'),
+      td(r.coverage === undefined ? '-' : fixed(r.coverage)),
+      td(esc(r.source_id)),
+      td(esc(r.version ?? '-')),
+      td(`<a href="${revisionHref(r.revision)}"><code>${esc(short(r.revision))}</code></a>`),
+      td(`${r.start}-${r.end}`),
+      td(cited.has(r.label) ? 'cited' : r.offered ? 'offered, not cited' : 'considered', cited.has(r.label) ? 'cited' : ''),
+      nowCell(r, now),
+    ]),
+  );
+  const verify = verified === null ? '' : verified.ok ? '<p class="ok" role="status">Verified: the evidence path is intact.</p>' : `<div class="fail" role="status">Verification failed:<ul>${verified.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul></div>`;
+  return `<h1>Trace ${esc(t.trace_id)}</h1>
+<section class="step"><h2>1. Question</h2><p><q>${esc(t.query)}</q></p><p>Normalized: <code>${esc(t.normalized_query)}</code></p><p>Role <strong>${esc(t.role)}</strong> · as of <strong>${esc(t.as_of)}</strong> · ${esc(t.created_at)}</p></section>
+<section class="step" id="scope"><h2>2. Scope decision</h2>${scopeSection(t)}</section>
+<section class="step"><h2>3. Retrieved candidates (${t.retrieved.length})</h2>${t.retrieved.length === 0 ? '<p>None: routed before retrieval.</p>' : candidates}</section>
+<section class="step" id="support"><h2>4. Support decision</h2>${supportSection(t)}</section>
+<section class="step" id="answer"><h2>5. Answer, sentence by sentence</h2>${sentenceList(t)}${t.rejected.map((r) => `<p>Rejected draft: <q>${esc(r.text)}</q> (${esc(r.detail)})</p>`).join('')}</section>
+<section class="step"><h2>6. Outcome</h2><p><strong>${esc(t.outcome)}</strong>${t.reason ? ` · reason <strong>${esc(t.reason)}</strong>` : ''}</p>${t.detail ? `<p>${esc(t.detail)}</p>` : ''}</section>
+<section class="step"><h2>7. Configuration</h2>${table(['setting', 'value'], Object.entries(t.config).map(([k, v]) => [td(esc(k)), td(`<code>${esc(String(v))}</code>`)]))}${t.otel_trace_id ? `<p>OpenTelemetry trace <code>${esc(t.otel_trace_id)}</code></p>` : ''}</section>
+<form method="post" action="/console/traces/${esc(t.trace_id)}/verify"><button type="submit">Verify this trace</button></form>${verify}`;
+}
