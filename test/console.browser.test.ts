@@ -121,6 +121,7 @@ describe('operator console in a real browser', () => {
     await ask(page, 'My chest hurts and my left arm is numb, can I book for tomorrow?');
     expect(await page.locator('#scope .route').innerText()).toBe('emergency');
     expect(await page.locator('#scope').innerText()).toMatch(/decided by (the safety floor, phrase|the scope classifier)/u);
+    expect(await page.locator('#support').innerText()).toMatch(/Not reached: the question was routed before retrieval/u);
     await page.close();
   });
 
@@ -134,6 +135,10 @@ describe('operator console in a real browser', () => {
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('harbor-lab-hours version 2026-05-04');
     expect(await page.locator('.badge').innerText()).toBe('in force');
     expect(await page.locator('pre.revision').innerText()).toMatch(/7 am to 4 pm/u);
+
+    // A trace that used a revision not yet in force today is not stale.
+    await ask(page, 'What time does the Eastside Clinic open on weekdays?', '2027-02-01');
+    expect(await page.locator('td', { hasText: 'not yet in force (takes effect 2027-01-15)' }).count()).toBeGreaterThan(0);
 
     await page.goto(`${base}/console/sources`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'console-sources.png'), fullPage: true });

@@ -1,5 +1,5 @@
 import { SUPPORT_THRESHOLD } from '../cite/index.js';
-import type { RevisionMeta, SourceId, Trace } from '../domain/index.js';
+import type { RevisionId, RevisionMeta, SourceId, Trace } from '../domain/index.js';
 import { esc, table, td } from './html.js';
 
 const short = (revision: string): string => `${revision.slice(0, 19)}…`;
@@ -10,6 +10,8 @@ export const revisionHref = (revision: string): string => `/console/revisions/${
 export interface RevisionsNow {
   /** The revision in force today for the trace's role, per source (absent: none). */
   readonly inForce: ReadonlyMap<SourceId, RevisionMeta>;
+  /** Every stored revision, to tell a revision not yet in force from one replaced. */
+  readonly revisions: ReadonlyMap<RevisionId, RevisionMeta>;
   readonly today: string;
 }
 
@@ -20,6 +22,8 @@ function nowCell(r: Retrieved, now: RevisionsNow | null): string {
   if (now === null) return td('-');
   const current = now.inForce.get(r.source_id);
   if (current?.revision === r.revision) return td('in force today');
+  const own = now.revisions.get(r.revision);
+  if (own !== undefined && own.effectiveDate > now.today) return td(`not yet in force (takes effect ${esc(own.effectiveDate)})`);
   if (current === undefined) return td(`<span class="stale" title="nothing of this source is in force on ${esc(now.today)}">stale: no longer in force</span>`);
   return td(`<span class="stale">stale: replaced by <a href="${revisionHref(current.revision)}">version ${esc(current.version ?? short(current.revision))}</a></span>`);
 }
@@ -49,7 +53,9 @@ ${table(
 
 function supportSection(t: Trace): string {
   const d = t.support_decision;
-  if (d === undefined || d === null) return '<p>No support decision: nothing was offered to decide on.</p>';
+  if (t.outcome === 'out_of_scope' && t.retrieved.length === 0) return '<p>Not reached: the question was routed before retrieval.</p>';
+  if (d === undefined) return '<p>Not recorded (this trace was stored before support decisions were traced).</p>';
+  if (d === null) return '<p>No support decision: nothing was offered to decide on.</p>';
   const offered = t.retrieved.filter((r) => r.offered);
   const rows = offered.map((r) => [
     td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),

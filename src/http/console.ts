@@ -15,7 +15,8 @@ const html = (reply: FastifyReply, body: string): FastifyReply => reply.type('te
 /** The revisions in force today for a trace's role, so the trace page can mark the ones replaced since. */
 function revisionsNow(ctx: ServiceContext, t: Trace): RevisionsNow {
   const today = ctx.today();
-  return { inForce: ctx.runtime().index.inForce({ role: t.role, asOf: today }), today };
+  const { index } = ctx.runtime();
+  return { inForce: index.inForce({ role: t.role, asOf: today }), revisions: index.revisions, today };
 }
 
 export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys: KeyStore): void {
