@@ -116,6 +116,11 @@ describe('operator console in a real browser', () => {
       expect(cells[5]).toBe('supported');
     }
     expect(await page.locator('#answer').innerText()).toMatch(/Checker: lexical support .*no model/u);
+    const first = page.locator('#answer td.sentence').first();
+    await first.locator('summary').click();
+    const marked = await first.locator('.passage mark').allInnerTexts();
+    expect(marked.map((w) => w.toLowerCase())).toEqual(expect.arrayContaining(['harbor', 'lab', 'blood']));
+    expect(await first.locator('summary').innerText()).toBe('matched spans');
     await page.screenshot({ path: path.join(ARTIFACTS, 'console-trace.png'), fullPage: true });
 
     await ask(page, 'My chest hurts and my left arm is numb, can I book for tomorrow?');

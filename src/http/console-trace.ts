@@ -1,5 +1,6 @@
 import { SUPPORT_THRESHOLD } from '../cite/index.js';
 import type { RevisionId, RevisionMeta, SourceId, Trace } from '../domain/index.js';
+import { analysisTerms, contentTerms } from '../text/index.js';
 import { esc, table, td } from './html.js';
 
 const short = (revision: string): string => `${revision.slice(0, 19)}…`;
@@ -70,6 +71,31 @@ function supportSection(t: Trace): string {
 ${table(['label', 'source', 'coverage', 'threshold', 'decision'], rows)}`;
 }
 
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+/** A cited passage with the words it shares with the sentence marked (stemmed content words, as the support check compares them). */
+function markShared(text: string, terms: ReadonlySet<string>): string {
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(WORD)) {
+    const term = contentTerms(m[0])[0];
+    out += esc(text.slice(at, m.index));
+    out += term !== undefined && terms.has(term) ? `<mark>${esc(m[0])}</mark>` : esc(m[0]);
+    at = m.index + m[0].length;
+  }
+  return out + esc(text.slice(at));
+}
+
+/** The sentence's words no cited passage text contains (titles and headings, which the check also reads, not counted). */
+function notFound(sentence: string, cited: readonly Retrieved[]): string[] {
+  const available = new Set(cited.flatMap((r) => [...contentTerms(r.text), ...analysisTerms(r.text)]));
+  const plain = sentence.replace(/\[S\d+\]/gu, '');
+  return [...new Set([...plain.matchAll(WORD)].map((m) => m[0]).filter((w) => {
+    const term = contentTerms(w)[0];
+    return term !== undefined && !available.has(term);
+  }))];
+}
+
 function sentenceList(t: Trace): string {
   if (t.sentences.length === 0) return `<p>${esc(t.answer)}</p>`;
   const link = (label: string): string => `<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(label)}">${esc(label)}</a>`;
@@ -77,9 +103,16 @@ function sentenceList(t: Trace): string {
     const text = esc(s.text).replace(/\[(S\d+)\]/gu, (_m, label: string) => `[${link(label)}]`);
     const verdict =
       s.support === undefined ? td('not scored') : s.support >= SUPPORT_THRESHOLD ? td('supported', 'ok') : td('unsupported', 'fail');
+    const cited = t.retrieved.filter((r) => s.labels.includes(r.label));
+    const terms = new Set(contentTerms(s.text.replace(/\[S\d+\]/gu, '')));
+    const missing = notFound(s.text, cited);
+    const spans =
+      cited.length === 0
+        ? ''
+        : `<details><summary>matched spans${missing.length === 0 ? '' : `; not in the cited text: ${missing.map(esc).join(', ')}`}</summary>${cited.map((r) => `<p class="passage"><b>${esc(r.label)}</b> ${markShared(r.text, terms)}</p>`).join('')}</details>`;
     return [
       td(String(i + 1)),
-      `<td class="sentence">${text}</td>`,
+      `<td class="sentence">${text}${spans}</td>`,
       td(s.labels.map(link).join(', ') || '-'),
       td(s.support === undefined ? '-' : fixed(s.support, 2)),
       td(fixed(SUPPORT_THRESHOLD, 2)),
