@@ -6,6 +6,13 @@ import { CitetraceError } from '../domain/index.js';
 /** Every setting in one schema; only the composition root reads the environment. */
 export const ConfigSchema = z.object({
   dataDir: z.string().min(1),
+  /** Where dataDir came from: `--data`, CITETRACE_DATA, or the default ./index. A named folder must exist unless `--init`. */
+  dataDirFrom: z.enum(['option', 'env', 'default']),
+  /** Ingest limits: bytes of one policy file, and policy files in one commit (the whole repository). */
+  ingest: z.object({
+    maxPageBytes: z.number().int().min(1),
+    maxFiles: z.number().int().min(1),
+  }),
   /** SQLite file path (default <dataDir>/traces.sqlite) or, later, a postgres:// URL. */
   traces: z.string().min(1),
   /** API keys (hashed), default <dataDir>/keys.sqlite. */
@@ -15,6 +22,17 @@ export const ConfigSchema = z.object({
   port: z.number().int().min(0).max(65535),
   /** Requests per API key per minute. */
   rateLimitPerMinute: z.number().int().positive(),
+  /**
+   * Questions answered at once by the service (CITETRACE_MAX_INFLIGHT). Four on a 2-core machine:
+   * the pipeline waits on the embedder's native thread, LanceDB and SQLite, so two per core keeps
+   * both busy without piling up work that only adds latency.
+   */
+  maxInflight: z.number().int().min(1).max(1024),
+  /**
+   * Questions waiting for a free slot (CITETRACE_MAX_QUEUE); beyond this the service answers 503
+   * with Retry-After at once instead of queueing everything. 0 refuses whenever every slot is busy.
+   */
+  maxQueue: z.number().int().min(0).max(100_000),
   modelDir: z.string().min(1).optional(),
   modelCacheDir: z.string().min(1),
   mavenRepo: z.url(),
@@ -57,6 +75,16 @@ export interface ConfigInput {
   readonly dataDir?: string | undefined;
 }
 
+/** A policy page is prose: 2 MB is hundreds of pages of text; beyond it is a mistake or an attack, and embedding it takes minutes. */
+export const DEFAULT_MAX_PAGE_BYTES = 2 * 1024 * 1024;
+/**
+ * Policy files one ingest reads into a commit: every file is held in memory while the repository
+ * is validated. Well above bench/scale.ts at 100k passages; a repository past it is almost
+ * certainly the wrong folder (a home directory, a monorepo root).
+ */
+export const DEFAULT_MAX_FILES = 50_000;
+export const DEFAULT_INGEST_LIMITS = Object.freeze({ maxPageBytes: DEFAULT_MAX_PAGE_BYTES, maxFiles: DEFAULT_MAX_FILES });
+
 function intFrom(value: string | undefined, fallback: number): number {
   return value === undefined || value === '' ? fallback : Number(value);
 }
@@ -75,16 +103,24 @@ function otlpTracesEndpoint(env: ConfigInput['env']): string | undefined {
 
 export function loadConfig(input: ConfigInput): Config {
   const { env } = input;
-  const dataDir = input.dataDir ?? env.CITETRACE_DATA ?? 'index';
+  const dataDirFrom = input.dataDir !== undefined ? 'option' : env.CITETRACE_DATA !== undefined && env.CITETRACE_DATA !== '' ? 'env' : 'default';
+  const dataDir = input.dataDir ?? (dataDirFrom === 'env' ? env.CITETRACE_DATA : undefined) ?? 'index';
   const cacheHome = env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
   const otlpEndpoint = otlpTracesEndpoint(env);
   const parsed = ConfigSchema.safeParse({
     dataDir,
+    dataDirFrom,
+    ingest: {
+      maxPageBytes: intFrom(env.CITETRACE_MAX_PAGE_BYTES, DEFAULT_MAX_PAGE_BYTES),
+      maxFiles: intFrom(env.CITETRACE_MAX_FILES, DEFAULT_MAX_FILES),
+    },
     traces: env.CITETRACE_TRACES ?? path.join(dataDir, 'traces.sqlite'),
     keys: env.CITETRACE_KEYS ?? path.join(dataDir, 'keys.sqlite'),
     host: env.HOST ?? '127.0.0.1',
     port: intFrom(env.PORT, 8080),
     rateLimitPerMinute: intFrom(env.CITETRACE_RATE_LIMIT, 600),
+    maxInflight: intFrom(env.CITETRACE_MAX_INFLIGHT, 4),
+    maxQueue: intFrom(env.CITETRACE_MAX_QUEUE, 32),
     modelDir: env.CITETRACE_MODEL_DIR === '' ? undefined : env.CITETRACE_MODEL_DIR,
     modelCacheDir: env.CITETRACE_MODEL_CACHE ?? path.join(cacheHome, 'citetrace', 'models'),
     mavenRepo: env.CITETRACE_MAVEN_REPO ?? 'https://repo1.maven.org/maven2',

@@ -1,17 +1,28 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { askRoleOf, type KeyStore } from '../auth/index.js';
-import { CitationSchema, CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, TraceSchema } from '../domain/index.js';
+import { assertNever, CitationSchema, CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, TraceSchema } from '../domain/index.js';
 import { verifyTraces } from '../eval/index.js';
 import { describeSources } from '../index-store/index.js';
 import { MAX_QUESTION_CHARS } from '../policy/index.js';
 import { listedQuery, payloadOf } from '../trace/index.js';
+import type { Admission } from './admission.js';
 import { requireRole } from './auth.js';
 import type { ServiceContext } from './context.js';
+import { problem, sendProblem } from './problem.js';
 
 const ProblemSchema = z.object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string() });
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+
+/** 503 with Retry-After and a problem body: the service is full, come back later. */
+function sendOverloaded(reply: FastifyReply, admission: Admission, retryAfterSeconds = admission.retryAfterSeconds()): FastifyReply {
+  const { maxInflight, maxQueue } = admission.limits;
+  return sendProblem(
+    reply.header('retry-after', String(retryAfterSeconds)),
+    problem(503, `overloaded: ${maxInflight} questions in progress and ${maxQueue} waiting; retry in ${retryAfterSeconds} s`, 'OVERLOADED'),
+  );
+}
 
 export const AskBodySchema = z.object({
   question: z.string().max(MAX_QUESTION_CHARS * 2),
@@ -69,19 +80,48 @@ const SourceSchema = z.object({
   ).readonly(),
 });
 
-export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: KeyStore): void {
+export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: KeyStore, admission: Admission): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const anyKey = requireRole(keys, ['patient', 'staff', 'operator']);
   const operator = requireRole(keys, ['operator']);
 
   api.post('/v1/ask', {
-    schema: { summary: 'Answer a question; the role comes from the API key', body: AskBodySchema, response: { 200: AskResponseSchema, ...errors } },
+    schema: {
+      summary: 'Answer a question; the role comes from the API key; 503 with Retry-After when the service is full',
+      body: AskBodySchema,
+      response: { 200: AskResponseSchema, ...errors, 503: ProblemSchema },
+    },
+    // Refuse before the body is read or the key looked up: refusing must stay cheap under overload.
+    onRequest: async (_request, reply) => {
+      if (admission.full()) return sendOverloaded(reply, admission);
+      return undefined;
+    },
     preHandler: anyKey,
-  }, async (request) => {
+  }, async (request, reply) => {
     const key = request.apiKey;
     if (key === null) throw new CitetraceError('INTERNAL', 'authenticated route without a key');
-    const trace = await ctx.ask({ question: request.body.question, role: askRoleOf(key.role), asOf: request.body.as_of });
-    return { trace_id: trace.trace_id, outcome: trace.outcome, answer: trace.answer, citations: trace.citations, as_of: trace.as_of };
+    // A client that hangs up while queued gives its place back unanswered.
+    const gone = new AbortController();
+    reply.raw.once('close', () => {
+      gone.abort();
+    });
+    const admitted = await admission.run({
+      work: () => ctx.ask({ question: request.body.question, role: askRoleOf(key.role), asOf: request.body.as_of }),
+      signal: gone.signal,
+    });
+    switch (admitted.status) {
+      case 'done': {
+        const trace = admitted.value;
+        return { trace_id: trace.trace_id, outcome: trace.outcome, answer: trace.answer, citations: trace.citations, as_of: trace.as_of };
+      }
+      case 'refused':
+        return sendOverloaded(reply, admission, admitted.retryAfterSeconds);
+      case 'abandoned':
+        // Nobody is listening; answer anyway so the request ends like every other one.
+        return sendProblem(reply, problem(503, 'the client left before its turn', 'OVERLOADED'));
+      default:
+        return assertNever(admitted);
+    }
   });
 
   api.get('/v1/traces/:id', {

@@ -6,6 +6,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { KeyStore } from '../auth/index.js';
+import { createAdmission, type AdmissionLimits } from './admission.js';
 import { registerApi } from './api.js';
 import { presentedKey } from './auth.js';
 import { registerConsole } from './console.js';
@@ -17,6 +18,8 @@ export interface AppOptions {
   readonly keys: KeyStore;
   /** Requests per key (or per address without a key) per minute. */
   readonly rateLimitPerMinute: number;
+  /** Questions answered at once and waiting; beyond them /v1/ask answers 503 with Retry-After. */
+  readonly admission: AdmissionLimits;
 }
 
 /**
@@ -65,7 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     context.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  registerApi(app, context, options.keys);
+  registerApi(app, context, options.keys, createAdmission(options.admission));
   registerConsole(app, context, options.keys);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   await app.ready();

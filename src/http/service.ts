@@ -5,13 +5,19 @@ import type { KeyStore } from '../auth/index.js';
 import type { Config } from '../config/index.js';
 import type { Embedder } from '../embed/index.js';
 import { createTelemetry, openRuntime, type Runtime } from '../main.js';
+import type { AdmissionLimits } from './admission.js';
 import { buildApp } from './app.js';
 import type { ServiceContext } from './context.js';
+import { listenFailure, type ListenAddress } from './listen.js';
 import { createServiceMetrics } from './metrics.js';
+
+const LISTEN_BACKLOG = 4096;
 
 export interface Service {
   readonly app: FastifyInstance;
   readonly context: ServiceContext;
+  /** Listen and return the address; a busy or forbidden address is a CitetraceError naming host and port. */
+  listen(at: ListenAddress): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -26,6 +32,8 @@ export async function createService(options: {
   readonly keys: KeyStore;
   readonly clock?: () => Date;
   readonly rateLimitPerMinute?: number;
+  /** Overrides the configured maxInflight / maxQueue. */
+  readonly admission?: AdmissionLimits;
 }): Promise<Service> {
   const clock = options.clock ?? (() => new Date());
   // One telemetry for the service's life, shared by the runtimes it swaps in, flushed on close.
@@ -73,10 +81,24 @@ export async function createService(options: {
       }
     },
   };
-  const app = await buildApp({ context, keys: options.keys, rateLimitPerMinute: options.rateLimitPerMinute ?? 600 });
+  const app = await buildApp({
+    context,
+    keys: options.keys,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 600,
+    admission: options.admission ?? { maxInflight: options.config.maxInflight, maxQueue: options.config.maxQueue },
+  });
   return {
     app,
     context,
+    async listen(at) {
+      try {
+        // Node's default backlog of 511 drops the SYNs of a burst of connections, which clients
+        // retry after 1, 3 and 7 s; the kernel caps this at net.core.somaxconn (4096 by default).
+        return await app.listen({ host: at.host, port: at.port, backlog: LISTEN_BACKLOG });
+      } catch (error) {
+        throw listenFailure(error, at);
+      }
+    },
     async close() {
       unwatchFile(manifest);
       await app.close();
