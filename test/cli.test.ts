@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TraceSchema } from '../src/domain/index.js';
-import { DEMO_CORPUS, runBin, tempDir } from './helpers.js';
+import { DEMO_CORPUS, runBin, snapshotFiles, tempDir } from './helpers.js';
 
 describe('citetrace CLI end to end', () => {
   let dataDir: string;
@@ -60,5 +62,55 @@ describe('citetrace CLI end to end', () => {
     const result = await runBin(['schema'], env());
     const schema = JSON.parse(result.stdout) as { required: string[] };
     expect(schema.required).toEqual(expect.arrayContaining(['trace_id', 'retrieved', 'citations', 'config']));
+  });
+
+  describe('a data folder that does not exist', () => {
+    const reads: [string, string[]][] = [
+      ['ask', ['ask', 'What are the Harbor lab hours?']],
+      ['traces list', ['traces', 'list']],
+      ['verify', ['verify', '--all']],
+      ['serve', ['serve', '--port', '0']],
+      ['keys create', ['keys', 'create', '--role', 'patient']],
+      ['chain head', ['chain', 'head']],
+    ];
+    it.each(reads)('%s refuses a mistyped --data with exit 2, one line naming it, and creates nothing', async (_name, args) => {
+      const typo = path.join(await tempDir(), 'idnex');
+      const result = await runBin(['--data', typo, ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([`citetrace: data folder ${typo} (--data) does not exist; check the path, or add --init to create it`]);
+      expect(existsSync(typo)).toBe(false);
+    });
+
+    it('CITETRACE_DATA is held to the same rule', async () => {
+      const typo = path.join(await tempDir(), 'idnex');
+      const result = await runBin(['traces', 'list'], { CITETRACE_DATA: typo });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([`citetrace: data folder ${typo} (CITETRACE_DATA) does not exist; check the path, or add --init to create it`]);
+      expect(existsSync(typo)).toBe(false);
+    });
+
+    it('ingest into a named folder needs --init, and a refused ingest with --init creates nothing', async () => {
+      const parent = await tempDir();
+      const target = path.join(parent, 'data');
+      const refused = await runBin(['--data', target, 'ingest', DEMO_CORPUS]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toContain(target);
+      const badRepo = await runBin(['--init', '--data', target, 'ingest', path.join(parent, 'no-such-repo')]);
+      expect(badRepo.code).toBe(2);
+      expect(await snapshotFiles(parent)).toEqual({});
+      expect(existsSync(target)).toBe(false);
+      const created = await runBin(['--init', '--data', target, 'ingest', DEMO_CORPUS]);
+      expect(created.code).toBe(0);
+      expect(existsSync(path.join(target, 'manifest.json'))).toBe(true);
+    });
+
+    it('a data folder that is a file is refused', async () => {
+      const file = path.join(await tempDir(), 'cases.yaml');
+      await import('node:fs/promises').then((fs) => fs.writeFile(file, 'x'));
+      const result = await runBin(['--data', file, 'traces', 'list']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/is not a folder/u);
+    });
   });
 });

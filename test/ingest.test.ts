@@ -1,4 +1,6 @@
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile, mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as lancedb from '@lancedb/lancedb';
@@ -6,7 +8,7 @@ import { openPolicyIndex, readManifest } from '../src/index-store/index.js';
 import { LANCE_DIR } from '../src/index-store/manifest.js';
 import type { Embedder } from '../src/embed/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
-import { copyCorpus, realEmbedder, runBin, snapshotFiles, tempDir } from './helpers.js';
+import { copyCorpus, realEmbedder, ROOT, runBin, snapshotFiles, tempDir } from './helpers.js';
 
 describe('citetrace ingest (CLI)', () => {
   let dataDir: string;
@@ -92,6 +94,16 @@ describe('bad policy files', () => {
     ['bad source id', header(valid.replace('x-source', 'X Source')), /source_id must match/u],
     ['no front matter', 'Just text.\n', /missing front matter/u],
     ['non-UTF-8 bytes', Buffer.concat([Buffer.from(header(valid)), Buffer.from([0xff, 0xfe, 0x41])]), /not valid UTF-8/u],
+    ['a YAML alias', header(`${valid}\nowner: &who lab\nversion: *who`), /broken\.md:6: YAML anchor &who is not allowed in front matter/u],
+    ['a YAML alias bomb', header(`${valid}\na: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]`), /broken\.md:6: YAML anchor &a/u],
+    ['a YAML tag', header(`${valid}\nowner: !!binary aGVsbG8=`), /broken\.md:6: YAML tag !!binary is not allowed/u],
+    ['an unknown YAML tag', header(`${valid}\nowner: !custom lab`), /broken\.md:6: malformed front matter: Unresolved tag: !custom/u],
+    ['a NUL byte in the body', `${header(valid)}second line\nthird\u0000line\n`, /broken\.md:9: NUL byte/u],
+    ['a NUL byte in front matter', header(valid.replace('title: X', 'title: X\u0000Y')), /broken\.md:3: NUL byte/u],
+    ['an escaped NUL in a front matter value', header(valid.replace('title: X', 'title: "X\\0Y"')), /broken\.md:3: NUL byte in a front matter value/u],
+    ['a control character', header(valid.replace('title: X', 'title: X\u0007Y')), /broken\.md:3: control character U\+0007/u],
+    ['a duplicate key', header(`${valid}\ntitle: Y`), /broken\.md:6: malformed front matter: Map keys must be unique/u],
+    ['a second YAML document', header(`${valid}\n...\nmore: x`), /broken\.md:\d+: malformed front matter/u],
   ];
 
   it.each(cases)('%s: exit 2 with FILE: reason and nothing written', async (_name, content, message) => {
@@ -107,6 +119,15 @@ describe('bad policy files', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /u);
     expect(await snapshotFiles(dataDir)).toEqual({});
     expect(await readManifest(dataDir)).toBeNull();
+  });
+
+  it('reports the line of a schema problem on a present key', async () => {
+    const repo = await copyCorpus();
+    const dataDir = await tempDir('citetrace-data-');
+    await writeFile(path.join(repo, 'broken.md'), header(valid.replace('approved', 'published')));
+    const result = await runBin(['--data', dataDir, 'ingest', repo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/broken\.md:4: status/u);
   });
 
   it('a missing policy repository is bad input, not a crash', async () => {
@@ -146,8 +167,11 @@ describe('large ingests', () => {
         return Promise.resolve(texts.map((t) => Float32Array.from({ length: 384 }, (_, i) => Math.sin(t.length + i))));
       },
     });
+    const filesBefore = await snapshotFiles(dir);
     await expect(ingestRepository({ root: repo, dataDir: dir, embedder: cheap(38), now: new Date() })).rejects.toThrow(/index write failed.*previous commit is intact/su);
     expect(await readManifest(dir)).toEqual(before);
+    // Undone, not just invisible: the data folder is byte for byte what it was, with no lock left.
+    expect(await snapshotFiles(dir)).toEqual(filesBefore);
     const passagesBefore = await rowsAt(before?.tables.passages ?? 0);
 
     calls = 0;
@@ -164,5 +188,112 @@ describe('large ingests', () => {
     } finally {
       index.close();
     }
+  });
+});
+
+/** A page of many sections: embedding it takes long enough to interrupt. */
+async function addLongPage(repo: string, sections = 3000): Promise<void> {
+  const text = Array.from({ length: sections }, (_, i) => `## Rule ${i}\nRoom ${i} of the annex is booked through the scheduling desk, form ${i}, for visits of type ${i}.`);
+  await writeFile(
+    path.join(repo, 'scheduling', 'annex-rooms.md'),
+    `---\nsource_id: annex-rooms\ntitle: Annex room rules\nstatus: approved\neffective_date: 2026-01-01\nversion: 1\naudience: [staff]\n---\n${text.join('\n\n')}\n`,
+  );
+}
+
+/** Start `citetrace ingest`, send a signal once it is embedding (inside the write), and wait for its exit. */
+function ingestAndSignal(args: readonly string[], signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'citetrace.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (!sent && /embedded \d+ passages/u.test(stderr)) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    child.on('exit', (code, sig) => {
+      resolve({ code, signal: sig, stderr });
+    });
+  });
+}
+
+describe('interrupted and limited ingests', () => {
+  let dataDir: string;
+  let corpus: string;
+  let committed: Record<string, string>;
+
+  beforeAll(async () => {
+    dataDir = await tempDir('citetrace-data-');
+    corpus = await copyCorpus();
+    expect((await runBin(['--data', dataDir, 'ingest', corpus])).code).toBe(0);
+    committed = await snapshotFiles(dataDir);
+  });
+
+  it('SIGINT mid-write: exit 130, one line, the data folder byte-identical and no lock', async () => {
+    const repo = await copyCorpus();
+    await addLongPage(repo);
+    const result = await ingestAndSignal(['--data', dataDir, 'ingest', repo], 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/citetrace: interrupted by SIGINT; nothing was committed/u);
+    expect(await snapshotFiles(dataDir)).toEqual(committed);
+  });
+
+  it('kill -9 mid-write: readers keep the previous commit; the next ingest undoes the rest and takes the lock over', async () => {
+    const repo = await copyCorpus();
+    await addLongPage(repo);
+    const before = await readManifest(dataDir);
+    const result = await ingestAndSignal(['--data', dataDir, 'ingest', repo], 'SIGKILL');
+    expect(result.signal).toBe('SIGKILL');
+    expect(existsSync(path.join(dataDir, '.write.lock'))).toBe(true);
+    expect(await readManifest(dataDir)).toEqual(before);
+    // Re-ingesting the unchanged repository writes nothing new, and leaves exactly the committed files.
+    const again = await runBin(['--data', dataDir, 'ingest', corpus]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/no change/u);
+    expect(await snapshotFiles(dataDir)).toEqual(committed);
+  });
+
+  it('a page over the size limit: exit 2, one line naming it, nothing written', async () => {
+    const repo = await copyCorpus();
+    await addLongPage(repo, 200);
+    const result = await runBin(['--data', dataDir, 'ingest', repo], { CITETRACE_MAX_PAGE_BYTES: '10000' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/annex-rooms\.md: \d+ bytes is over the page limit of 10000 bytes \(CITETRACE_MAX_PAGE_BYTES\)/u);
+    expect(await snapshotFiles(dataDir)).toEqual(committed);
+  });
+
+  it('more policy files than one commit takes: exit 2, one line naming the first file over, nothing written', async () => {
+    const result = await runBin(['--data', dataDir, 'ingest', corpus], { CITETRACE_MAX_FILES: '10' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/\.md: more than 10 policy files in one commit \(CITETRACE_MAX_FILES\)/u);
+    expect(await snapshotFiles(dataDir)).toEqual(committed);
+  });
+
+  it('reports every skipped entry with its reason: symbolic links, FIFOs, other file types, hidden entries', async () => {
+    const repo = await copyCorpus();
+    await symlink(path.join(repo, 'lab', 'harbor-lab-hours.md'), path.join(repo, 'lab', 'linked.md'));
+    await symlink(path.join(repo, 'lab'), path.join(repo, 'linked-folder'));
+    execFileSync('mkfifo', [path.join(repo, 'lab', 'pipe.md')]);
+    await writeFile(path.join(repo, 'lab', 'notes.txt'), 'not a policy');
+    await writeFile(path.join(repo, 'lab', 'harbor-lab-hours.md~'), 'backup');
+    await mkdir(path.join(repo, '.git'));
+    const result = await runBin(['--data', dataDir, 'ingest', repo]);
+    expect(result.code).toBe(0);
+    const skipped = result.stdout.split('\n').filter((l) => l.startsWith('skipped: '));
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        `skipped: ${path.join(repo, 'lab', 'linked.md')}: symbolic link (not followed)`,
+        `skipped: ${path.join(repo, 'linked-folder')}: symbolic link (not followed)`,
+        `skipped: ${path.join(repo, 'lab', 'pipe.md')}: not a regular file`,
+        `skipped: ${path.join(repo, 'lab', 'notes.txt')}: not Markdown (*.md)`,
+        `skipped: ${path.join(repo, 'lab', 'harbor-lab-hours.md~')}: editor backup or temporary file`,
+        `skipped: ${path.join(repo, 'cases.yaml')}: not Markdown (*.md)`,
+        'skipped: 1 hidden entry (.git)',
+      ]),
+    );
   });
 });

@@ -1,7 +1,8 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IngestReport } from '../src/ingest/index.js';
+import type { IngestReport, SkippedEntry } from '../src/ingest/index.js';
 import { watchRepository, type Watcher } from '../src/ingest/index.js';
 import { openPolicyIndex, readManifest } from '../src/index-store/index.js';
 import { openRuntime } from '../src/main.js';
@@ -23,6 +24,7 @@ describe('citetrace watch', () => {
   let watcher: Watcher;
   const reports: IngestReport[] = [];
   const errors: string[] = [];
+  const skips: SkippedEntry[] = [];
 
   beforeAll(async () => {
     corpus = await copyCorpus();
@@ -35,6 +37,8 @@ describe('citetrace watch', () => {
       clock: () => new Date(),
       onIngest: (r) => reports.push(r),
       onError: (e) => errors.push(e instanceof Error ? e.message : String(e)),
+      onSkip: (s) => skips.push(s),
+      limits: { maxPageBytes: 64 * 1024, maxFiles: 1000 },
     });
     await watcher.ready;
   });
@@ -114,7 +118,7 @@ describe('citetrace watch', () => {
     const file = path.join(corpus, 'patients', 'broken.md');
     await writeFile(file, '---\ntitle: no id\n---\nText.\n');
     await waitFor(() => Promise.resolve(errors.length > 0 ? true : undefined));
-    expect(errors.at(-1)).toMatch(/broken\.md: missing required field source_id/u);
+    expect(errors.at(-1)).toMatch(/broken\.md:1: missing required field source_id/u);
     expect(await commit()).toBe(seq);
     await writeFile(file, '---\nsource_id: broken-fixed\ntitle: Fixed\nstatus: approved\neffective_date: 2026-01-01\nversion: "1"\n---\nFixed text about parking.\n');
     await waitFor(async () => ((await commit()) > seq ? true : undefined));
@@ -132,5 +136,27 @@ describe('citetrace watch', () => {
     } finally {
       index.close();
     }
+  });
+
+  it('says which added files it skips and why, and refuses an over-size page without committing', async () => {
+    const seq = await commit();
+    const lab = path.join(corpus, 'lab');
+    await writeFile(path.join(lab, 'notes.txt'), 'not a policy');
+    await symlink(path.join(lab, 'harbor-lab-hours.md'), path.join(lab, 'linked.md'));
+    execFileSync('mkfifo', [path.join(lab, 'pipe.md')]);
+    const expected = [
+      { file: path.join(lab, 'notes.txt'), reason: 'not Markdown (*.md)' },
+      { file: path.join(lab, 'linked.md'), reason: 'symbolic link (not followed)' },
+      { file: path.join(lab, 'pipe.md'), reason: 'not a regular file' },
+    ];
+    await waitFor(() => Promise.resolve(expected.every((e) => skips.some((s) => s.file === e.file && s.reason === e.reason)) ? true : undefined));
+
+    const errorsBefore = errors.length;
+    const big = path.join(lab, 'huge.md');
+    await writeFile(big, `---\nsource_id: huge\ntitle: Huge\nstatus: approved\neffective_date: 2026-01-01\n---\n${'Words about parking. '.repeat(5000)}\n`);
+    await waitFor(() => Promise.resolve(errors.length > errorsBefore ? true : undefined));
+    expect(errors.at(-1)).toMatch(/huge\.md: \d+ bytes is over the page limit of 65536 bytes/u);
+    expect(await commit()).toBe(seq);
+    for (const file of ['notes.txt', 'linked.md', 'pipe.md', 'huge.md']) await rm(path.join(lab, file));
   });
 });

@@ -12,7 +12,10 @@ export interface AuditIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly isTty: boolean;
+  /** Configuration of a command that reads the index: the data folder must exist. */
   readonly config: () => Config;
+  /** Configuration of a command that uses only the trace store. */
+  readonly traceConfig: () => Config;
   /** One line of progress on stderr. */
   readonly progress: (message: string) => void;
 }
@@ -130,7 +133,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (opts: { olderThan: number }) => {
       const now = new Date();
       const before = new Date(now.getTime() - opts.olderThan).toISOString();
-      const store = await createTraceStore(io.config());
+      const store = await createTraceStore(io.traceConfig());
       try {
         const { purged } = await store.purge({ before, now });
         io.out(`purged ${purged} trace(s) created before ${before}; the purge is recorded and the chain still verifies\n`);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Trace } from '../domain/index.js';
 import { formatProblem, type IngestReport } from '../ingest/index.js';
 import { listedQuery, payloadOf, type StoredTrace } from '../trace/index.js';
@@ -56,5 +57,14 @@ export function formatIngest(report: IngestReport): string {
   const added = report.added.map((a) => `  + ${a.sourceId}@${a.version ?? '-'} ${shortRev(a.revision)} ${a.path}`);
   const withdrawn = report.withdrawn.map((s) => `  - ${s} withdrawn (no file left; history kept)`);
   const warnings = report.warnings.map((w) => `warning: ${formatProblem(w)}`);
-  return [head, ...added, ...withdrawn, ...warnings].join('\n');
+  return [head, ...added, ...withdrawn, ...formatSkipped(report.skipped), ...warnings].join('\n');
+}
+
+/** One line per skipped file with its reason; hidden entries (.git, .github, ...) share one line. */
+export function formatSkipped(skipped: IngestReport['skipped']): string[] {
+  const hidden = skipped.filter((s) => s.reason === 'hidden').map((s) => path.basename(s.file));
+  return [
+    ...skipped.filter((s) => s.reason !== 'hidden').map((s) => `skipped: ${s.file}: ${s.reason}`),
+    ...(hidden.length === 0 ? [] : [`skipped: ${hidden.length} hidden entr${hidden.length === 1 ? 'y' : 'ies'} (${hidden.join(', ')})`]),
+  ];
 }

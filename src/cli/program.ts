@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
@@ -8,9 +9,9 @@ import { ingestRepository, watchRepository } from '../ingest/index.js';
 import { createSqliteKeyStore, KeyRoleSchema, type KeyRole } from '../auth/index.js';
 import type { Embedder } from '../embed/index.js';
 import { createService } from '../http/index.js';
-import { createEmbedder, createTraceStore, openRuntime } from '../main.js';
+import { createEmbedder, createTraceStore, isPostgresUrl, openRuntime } from '../main.js';
 import { registerAuditCommands } from './audit-commands.js';
-import { formatIngest, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
+import { formatIngest, formatSkipped, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
 import { payloadOf } from '../trace/index.js';
 
 export interface Io {
@@ -34,6 +35,19 @@ const DEMO_QUESTIONS = [
 const parsePort = intArg(0, 65535, 'a port number');
 const parseLimit = intArg(1, 10_000);
 
+/** A write stopped by a signal; the CLI exits 128 + the signal number, as a shell does. */
+class Interrupted extends Error {
+  readonly signal: NodeJS.Signals;
+  constructor(signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}; nothing was committed and the index is at its previous commit`);
+    this.signal = signal;
+  }
+
+  get exitCode(): number {
+    return this.signal === 'SIGINT' ? 130 : 143;
+  }
+}
+
 /** Keep a long-running command alive until SIGINT or SIGTERM, then shut it down cleanly. */
 function untilSignal(shutdown: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
@@ -49,12 +63,55 @@ function untilSignal(shutdown: () => Promise<void>): Promise<void> {
 export function buildProgram(io: Io): Command {
   const program = new Command('citetrace')
     .description('Appointment answers with a machine-checkable evidence path')
-    .option('--data <dir>', 'data folder: LanceDB index and SQLite traces (env CITETRACE_DATA, default ./index)')
+    .option('--data <dir>', 'data folder: LanceDB index and SQLite traces (env CITETRACE_DATA, default ./index); must exist unless --init')
+    .option('--init', 'create the data folder if it does not exist (ingest, watch and demo create the default ./index without it)')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => undefined })
     .showSuggestionAfterError(false);
 
   const config = (): Config => loadConfig({ env: io.env, dataDir: program.opts<{ data?: string }>().data });
+  /**
+   * The configuration of a command that uses the data folder. A folder named by --data or
+   * CITETRACE_DATA must exist (a typo must not become a new, empty store) unless --init; a
+   * command that writes the index may create the default ./index. Nothing is created here: the
+   * first commit creates the folder, so a refused ingest leaves no trace of itself.
+   */
+  const dataConfig = (use: 'writes-index' | 'reads'): Config => {
+    const cfg = config();
+    const init = program.opts<{ init?: boolean }>().init === true;
+    let stats;
+    try {
+      stats = statSync(cfg.dataDir);
+    } catch {
+      if (init || (use === 'writes-index' && cfg.dataDirFrom === 'default')) return cfg;
+      const named = cfg.dataDirFrom === 'option' ? '--data' : cfg.dataDirFrom === 'env' ? 'CITETRACE_DATA' : 'the default data folder';
+      throw new CitetraceError(
+        'BAD_INPUT',
+        use === 'writes-index' || cfg.dataDirFrom !== 'default'
+          ? `data folder ${cfg.dataDir} (${named}) does not exist; check the path, or add --init to create it`
+          : `data folder ${cfg.dataDir} does not exist: run \`citetrace ingest DIR\` first, or point --data at an existing one`,
+      );
+    }
+    if (!stats.isDirectory()) throw new CitetraceError('BAD_INPUT', `data folder ${cfg.dataDir} is not a folder`);
+    return cfg;
+  };
+  /** Interrupt a write on SIGINT or SIGTERM: the ingest undoes itself, and the exit code says which signal. */
+  const interruptible = async <T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const controller = new AbortController();
+    const onSignal = (name: NodeJS.Signals): void => {
+      controller.abort(new Interrupted(name));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      return await work(controller.signal);
+    } catch (error) {
+      throw controller.signal.aborted ? (controller.signal.reason as Interrupted) : error;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  };
   const progress = (message: string): void => {
     io.err(`${message}\n`);
   };
@@ -64,10 +121,12 @@ export function buildProgram(io: Io): Command {
     .description('ingest a policy repository (atomic: any bad file and nothing is written)')
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
-      const cfg = config();
-      const embedder = await createEmbedder(cfg, progress, 'bulk');
-      const report = await ingestRepository({ root: dir, dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress });
-      io.out(`${formatIngest(report)}\n`);
+      const cfg = dataConfig('writes-index');
+      await interruptible(async (signal) => {
+        const embedder = await createEmbedder(cfg, progress, 'bulk');
+        const report = await ingestRepository({ root: dir, dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal });
+        io.out(`${formatIngest(report)}\n`);
+      });
     });
 
   program
@@ -75,19 +134,24 @@ export function buildProgram(io: Io): Command {
     .description('ingest, then re-ingest whenever policy files are added, edited or removed')
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
-      const cfg = config();
+      const cfg = dataConfig('writes-index');
       const embedder = await createEmbedder(cfg, progress, 'bulk');
       const watcher = watchRepository({
         root: dir,
         dataDir: cfg.dataDir,
         embedder,
+        limits: cfg.ingest,
         now: new Date(),
         clock: () => new Date(),
         onIngest: (report) => {
           io.out(`${formatIngest(report)}\n`);
         },
         onError: (error) => {
-          io.err(`${error instanceof Error ? error.message : String(error)}\n`);
+          const lines = (error instanceof Error ? error.message : String(error)).split('\n');
+          io.err(`${lines.map((line) => `refused: ${line}`).join('\n')}\n(the index stays at its last commit)\n`);
+        },
+        onSkip: (entry) => {
+          io.err(`${formatSkipped([entry]).join('\n')}\n`);
         },
       });
       await watcher.ready;
@@ -103,7 +167,7 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--as-of <date>', 'policies in force on this date (YYYY-MM-DD; default today)').argParser(parseDate))
     .option('--json', 'print the full trace as JSON')
     .action(async (question: string, opts: { role: 'patient' | 'staff'; asOf?: string; json?: boolean }) => {
-      const runtime = await openRuntime({ config: config(), onProgress: progress });
+      const runtime = await openRuntime({ config: dataConfig('reads'), onProgress: progress });
       try {
         const trace = await runtime.assistant.ask({ question, role: opts.role, asOf: opts.asOf });
         io.out(`${opts.json === true ? JSON.stringify(trace, null, 2) : formatTrace(trace)}\n`);
@@ -121,7 +185,7 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--limit <n>').argParser(parseLimit).default(50))
     .option('--json', 'print JSON lines of full traces')
     .action(async (opts: { outcome?: 'answer'; reason?: 'NO_SUPPORT'; limit: number; json?: boolean }) => {
-      const store = await createTraceStore(config());
+      const store = await createTraceStore(traceConfig());
       try {
         const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
         for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.purged ? JSON.parse(row.body) : row.trace) : formatTraceRow(row)}\n`);
@@ -135,7 +199,7 @@ export function buildProgram(io: Io): Command {
     .argument('<id>', 'trace id')
     .option('--json', 'print the trace JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const store = await createTraceStore(config());
+      const store = await createTraceStore(traceConfig());
       try {
         const stored = await store.get(id);
         if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
@@ -145,7 +209,12 @@ export function buildProgram(io: Io): Command {
       }
     });
 
-  registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config, progress });
+  /** Trace-store commands need the data folder only when the store lives in it (not PostgreSQL). */
+  const traceConfig = (): Config => {
+    const cfg = config();
+    return isPostgresUrl(cfg.traces) ? cfg : dataConfig('reads');
+  };
+  registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config: () => dataConfig('reads'), traceConfig, progress });
 
   program
     .command('db')
@@ -153,7 +222,7 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending trace store migrations (also done on start)')
     .action(async () => {
-      const store = await createTraceStore(config());
+      const store = await createTraceStore(traceConfig());
       io.out(`trace store ${store.id} is up to date\n`);
       await store.close();
     });
@@ -164,7 +233,7 @@ export function buildProgram(io: Io): Command {
     .command('head')
     .description('print the newest link, for an auditor to keep outside the system')
     .action(async () => {
-      const store = await createTraceStore(config());
+      const store = await createTraceStore(traceConfig());
       try {
         const head = await store.head();
         io.out(head === null ? 'empty chain\n' : `${head.seq} ${head.hash}\n`);
@@ -205,7 +274,7 @@ export function buildProgram(io: Io): Command {
     .option('--host <host>', 'listen address (env HOST, default 127.0.0.1)')
     .addOption(new Option('--port <port>', 'port (env PORT, default 8080)').argParser(parsePort))
     .action(async (opts: { host?: string; port?: number }) => {
-      const cfg = config();
+      const cfg = dataConfig('reads');
       await serve(cfg, await createEmbedder(cfg, progress), opts.host ?? cfg.host, opts.port ?? cfg.port);
     });
 
@@ -216,7 +285,7 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--role <role>', 'patient | staff | operator').argParser(enumArg(KeyRoleSchema, 'key role (patient | staff | operator)')).makeOptionMandatory())
     .option('--label <label>', 'who or what holds the key', '')
     .action((opts: { role: KeyRole; label: string }) => {
-      const keys = createSqliteKeyStore({ file: config().keys });
+      const keys = createSqliteKeyStore({ file: dataConfig('reads').keys });
       try {
         io.out(`${keys.create({ role: opts.role, label: opts.label }).key}\n`);
       } finally {
@@ -229,9 +298,11 @@ export function buildProgram(io: Io): Command {
     .description('ingest the demo policy repository, print demo keys and serve it (npm start)')
     .option('--no-serve', 'answer the demo questions on the command line instead of serving')
     .action(async (opts: { serve: boolean }) => {
-      const cfg = config();
+      const cfg = dataConfig('writes-index');
       const embedder = await createEmbedder(cfg, progress);
-      const report = await ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress });
+      const report = await interruptible((signal) =>
+        ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal }),
+      );
       io.out(`${formatIngest(report)}\n\n`);
       if (!opts.serve) {
         const runtime = await openRuntime({ config: cfg, embedder });
@@ -265,6 +336,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
       if (error.exitCode === 0) return 0;
       io.err(`citetrace: ${error.message.replace(/^error: /u, '')}\n`);
       return 2;
+    }
+    if (error instanceof Interrupted) {
+      io.err(`citetrace: ${error.message}\n`);
+      return error.exitCode;
     }
     if (error instanceof CitetraceError) {
       io.err(`${error.message.split('\n').map((line) => `citetrace: ${line}`).join('\n')}\n`);

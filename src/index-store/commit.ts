@@ -3,7 +3,8 @@ import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { CitetraceError, wrapError, type Passage, type Revision, type RevisionId } from '../domain/index.js';
 import { hasField } from './filters.js';
-import { LANCE_DIR, readManifest, withWriteLock, writeManifest, type Manifest } from './manifest.js';
+import { LANCE_DIR, readManifest, writeManifest, type Manifest } from './manifest.js';
+import { withWriteLock } from './write-lock.js';
 import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE, passagesSchema, revisionsSchema, type PassageRow } from './schema.js';
 import { DEFAULT_VECTOR_INDEX, maintainOrdinalIndex, maintainVectorIndex, type VectorIndexPolicy } from './vector-index.js';
 
@@ -26,6 +27,8 @@ export interface CommitRequest {
   readonly passages: AsyncIterable<readonly EmbeddedPassage[]> | Iterable<readonly EmbeddedPassage[]>;
   readonly present: readonly RevisionId[];
   readonly now: Date;
+  /** Stops the write between batches; everything written so far is undone, the previous commit stays. */
+  readonly signal?: AbortSignal;
   /** When to build the vector index; default DEFAULT_VECTOR_INDEX. */
   readonly vectorIndex?: VectorIndexPolicy;
 }
@@ -85,9 +88,9 @@ async function rollBackTo(table: lancedb.Table, version: number): Promise<void> 
  * manifest is replaced, readers (and a later ingest) see the previous commit.
  */
 export async function commitIngest(request: CommitRequest): Promise<Manifest> {
-  const { dataDir } = request;
-  await mkdir(path.join(dataDir, LANCE_DIR), { recursive: true });
+  const { dataDir, signal } = request;
   return withWriteLock(dataDir, async () => {
+    await mkdir(path.join(dataDir, LANCE_DIR), { recursive: true });
     const previous = await readManifest(dataDir);
     const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
     try {
@@ -122,6 +125,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
       // until the manifest names their table version, and are rolled back like any other write.
       let added = 0;
       for await (const passages of request.passages) {
+        signal?.throwIfAborted();
         for (let i = 0; i < passages.length; i += ADD_BATCH) {
           await passagesTable.add(
             passages.slice(i, i + ADD_BATCH).map((p) => {
@@ -146,6 +150,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
       for (let i = 0; i < request.revisions.length; i += ADD_BATCH) {
         await revisionsTable.add(request.revisions.slice(i, i + ADD_BATCH).map((r) => revisionRow(r, seq, request.now, ordinals.get(r.revision) ?? null)));
       }
+      signal?.throwIfAborted();
       const manifest: Manifest = {
         format: 1,
         seq,
@@ -161,6 +166,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
       passagesTable.close();
       return manifest;
     } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
       throw wrapError('INTERNAL', `index write failed in ${dataDir} (the previous commit is intact)`, error);
     } finally {
       db.close();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AssistantConfigSchema, CitetraceError, RevisionIdSchema } from '../domain/index.js';
@@ -74,40 +74,4 @@ export async function readCommit(dataDir: string, seq: number): Promise<Manifest
   const file = commitFile(dataDir, seq);
   if (!existsSync(file)) return null;
   return ManifestSchema.parse(JSON.parse(await readFile(file, 'utf8')));
-}
-
-/** One writer per data folder; a lock left by a dead process is taken over. */
-export async function withWriteLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
-  const lock = path.join(dataDir, '.write.lock');
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const handle = await open(lock, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
-        throw new CitetraceError('INDEX_BUSY', `${dataDir}: another citetrace process is writing this index`, { cause: error });
-      }
-      const pid = Number(await readFile(lock, 'utf8').catch(() => '0'));
-      if (pid > 0 && isAlive(pid)) {
-        throw new CitetraceError('INDEX_BUSY', `${dataDir}: another citetrace process (pid ${pid}) is writing this index`);
-      }
-      await rm(lock, { force: true });
-    }
-  }
-  try {
-    return await work();
-  } finally {
-    await rm(lock, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { CitetraceError, type Passage, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
-import { commitIngest, readManifest, openPolicyIndex, type EmbeddedPassage } from '../index-store/index.js';
+import { commitIngest, readManifest, openPolicyIndex, recoverInterruptedWrite, type EmbeddedPassage } from '../index-store/index.js';
 import { chunkRevision, searchTextOf } from './chunk.js';
 import type { FileProblem } from './parse.js';
-import { formatProblem, scanRepository } from './repository.js';
+import { formatProblem, scanRepository, type IngestLimits, type SkippedEntry } from './repository.js';
 
 export interface IngestReport {
   readonly root: string;
@@ -14,6 +14,8 @@ export interface IngestReport {
   readonly passagesAdded: number;
   /** Sources with no file left in the repository: history kept, no longer in force. */
   readonly withdrawn: readonly SourceId[];
+  /** Files and folders of the repository that were not read, with the reason. */
+  readonly skipped: readonly SkippedEntry[];
   /** Possible prompt injections in revisions this run added, by file and line. */
   readonly warnings: readonly FileProblem[];
   /** Manifest sequence number after this run; unchanged when nothing changed. */
@@ -27,6 +29,10 @@ export interface IngestOptions {
   readonly embedder: Embedder;
   readonly now: Date;
   readonly onProgress?: (message: string) => void;
+  /** Bytes per policy file and files per commit; default DEFAULT_INGEST_LIMITS. Over either: BAD_POLICY_FILE naming the file, nothing written. */
+  readonly limits?: IngestLimits;
+  /** Interrupts the ingest; anything written is undone and the previous commit stays. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -36,10 +42,14 @@ export interface IngestOptions {
  */
 export async function ingestRepository(options: IngestOptions): Promise<IngestReport> {
   const { root, dataDir, embedder } = options;
-  const scan = await scanRepository(root);
+  const { signal } = options;
+  const scan = await scanRepository(root, options.limits);
   if (scan.problems.length > 0) {
     throw new CitetraceError('BAD_POLICY_FILE', scan.problems.map(formatProblem).join('\n'));
   }
+  signal?.throwIfAborted();
+  // An ingest killed mid-write left its lock and uncommitted files: undo them before reading.
+  if (await recoverInterruptedWrite(dataDir)) options.onProgress?.(`${dataDir}: undid an interrupted ingest (the previous commit is intact)`);
 
   const previous = await readManifest(dataDir);
   const known: ReadonlyMap<RevisionId, RevisionMeta> = previous === null ? new Map() : await knownRevisions(dataDir);
@@ -76,7 +86,7 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
     ),
   ].sort();
   const freshFiles = new Set(fresh.map((rev) => rev.path));
-  const report = { root, revisionsPresent: present.length, withdrawn, warnings: scan.warnings.filter((w) => freshFiles.has(w.file)) };
+  const report = { root, revisionsPresent: present.length, withdrawn, skipped: scan.skipped, warnings: scan.warnings.filter((w) => freshFiles.has(w.file)) };
   if (unchanged) return { ...report, added: [], passagesAdded: 0, commit: previous.seq, changed: false };
 
   let passagesAdded = 0;
@@ -86,7 +96,8 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
     assistant: scan.assistant,
     model: { id: embedder.modelId, weights_sha256: embedder.weightsSha256, dimensions: embedder.dimensions },
     revisions: fresh,
-    passages: embedPassages(fresh, embedder, (count, revisions) => {
+    ...(signal === undefined ? {} : { signal }),
+    passages: embedPassages(fresh, embedder, signal, (count, revisions) => {
       passagesAdded = count;
       options.onProgress?.(`embedded ${count} passages of ${revisions}/${fresh.length} new revisions`);
     }),
@@ -119,6 +130,7 @@ const APPEND_BATCH = 2048;
 async function* embedPassages(
   revisions: readonly Revision[],
   embedder: Embedder,
+  signal: AbortSignal | undefined,
   progress: (passages: number, revisions: number) => void,
 ): AsyncGenerator<readonly EmbeddedPassage[]> {
   const pending: { readonly passage: Passage; readonly searchText: string }[] = [];
@@ -130,7 +142,8 @@ async function* embedPassages(
     const out: EmbeddedPassage[] = [];
     for (let i = 0; i < batch.length; i += EMBED_BATCH) {
       const slice = batch.slice(i, i + EMBED_BATCH);
-      const vectors = await embedder.embed({ texts: slice.map((p) => p.searchText) });
+      signal?.throwIfAborted();
+      const vectors = await embedder.embed({ texts: slice.map((p) => p.searchText), ...(signal === undefined ? {} : { signal }) });
       slice.forEach(({ passage, searchText }, k) => {
         const vector = vectors[k];
         if (vector === undefined) throw new CitetraceError('INTERNAL', 'embedder returned fewer vectors than passages');

@@ -3,7 +3,7 @@ import type { Root } from 'mdast';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
-import { parseDocument } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import {
   FIXED_FRONT_MATTER_KEYS,
@@ -52,19 +52,58 @@ function zodMessage(error: z.ZodError): string {
 function entityTags(
   extra: Record<string, unknown>,
   assistant: AssistantConfig,
-): { ok: true; tags: EntityTags } | { ok: false; message: string } {
+): { ok: true; tags: EntityTags } | { ok: false; key: string; message: string } {
   const tags: Record<string, string> = {};
   for (const [key, value] of Object.entries(extra)) {
     const values = assistant.entities[key];
     if (values === undefined) {
-      return { ok: false, message: `unknown front matter key ${key} (not a field and not an entity type in assistant.yaml)` };
+      return { ok: false, key, message: `unknown front matter key ${key} (not a field and not an entity type in assistant.yaml)` };
     }
     if (typeof value !== 'string' || !Object.hasOwn(values, value)) {
-      return { ok: false, message: `${key}: ${JSON.stringify(value)} is not one of ${Object.keys(values).join(', ')}` };
+      return { ok: false, key, message: `${key}: ${JSON.stringify(value)} is not one of ${Object.keys(values).join(', ')}` };
     }
     tags[key] = value;
   }
   return { ok: true, tags };
+}
+
+/** C0 controls other than tab, line feed and carriage return, and DEL: never in policy text. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B-\u000C\u000E-\u001F\u007F]/u;
+
+function controlName(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  return code === 0 ? 'NUL byte' : `control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * What front matter may not contain beyond well-formed YAML: anchors and aliases (alias
+ * expansion is how a few bytes become gigabytes), explicit tags (!!binary and friends), and
+ * control characters written as escapes. Returns the offending node's offset and a message.
+ */
+function frontMatterViolation(doc: Document): { readonly offset: number; readonly message: string } | null {
+  let found: { offset: number; message: string } | null = null;
+  visit(doc, {
+    Node(_key, node) {
+      const offset = node.range?.[0] ?? 0;
+      if (isAlias(node)) found = { offset, message: `YAML alias *${node.source} is not allowed in front matter` };
+      else if (isNode(node) && node.anchor !== undefined) found = { offset, message: `YAML anchor &${node.anchor} is not allowed in front matter` };
+      else if (isNode(node) && node.tag !== undefined) found = { offset, message: `YAML tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed in front matter` };
+      else if (isScalar(node) && typeof node.value === 'string') {
+        const ch = CONTROL.exec(node.value)?.[0];
+        if (ch !== undefined) found = { offset, message: `${controlName(ch)} in a front matter value` };
+      }
+      return found === null ? undefined : visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** The 0-based offset of a top-level key in the front matter, for a line number. */
+function keyOffset(doc: Document, key: unknown): number | undefined {
+  if (!isMap(doc.contents)) return undefined;
+  const pair = doc.contents.items.find((item) => isScalar(item.key) && item.key.value === key);
+  return isNode(pair?.key) ? pair.key.range?.[0] : undefined;
 }
 
 /** Parse one policy file (its raw bytes) into a revision, or say what is wrong with it. */
@@ -84,27 +123,47 @@ export function parsePolicyFile(options: {
   } catch {
     return fail('not valid UTF-8');
   }
+  const control = CONTROL.exec(text);
+  if (control !== null) {
+    return fail(`${controlName(control[0])} (a policy file is text)`, text.slice(0, control.index).split('\n').length);
+  }
   const tree: Root = frontMatterParser.parse(text);
   const yamlNode = tree.children[0];
   if (yamlNode?.type !== 'yaml' || yamlNode.position === undefined) {
     return fail('missing front matter (the file must start with a --- YAML block)');
   }
-  const doc = parseDocument(yamlNode.value, { prettyErrors: false, uniqueKeys: true });
-  const yamlError = doc.errors[0];
+  const fmLine = yamlNode.position.start.line;
+  const lines = new LineCounter();
+  const doc = parseDocument(yamlNode.value, { prettyErrors: false, uniqueKeys: true, lineCounter: lines });
+  // The YAML block starts on the line after the opening ---.
+  const lineAt = (offset: number): number => lines.linePos(offset).line + fmLine;
+  const yamlError = doc.errors[0] ?? doc.warnings[0];
   if (yamlError !== undefined) {
-    const line = (yamlError.linePos?.[0].line ?? 0) + 1;
-    return fail(`malformed front matter: ${yamlError.message.split('\n')[0] ?? ''}`, line);
+    return fail(`malformed front matter: ${yamlError.message.split('\n')[0] ?? ''}`, lineAt(yamlError.pos[0]));
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 0 });
+  const violation = frontMatterViolation(doc);
+  if (violation !== null) return fail(violation.message, lineAt(violation.offset));
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 0 });
+  } catch (error) {
+    return fail(`malformed front matter: ${error instanceof Error ? error.message : String(error)}`, fmLine);
+  }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return fail('front matter must be a YAML mapping');
+    return fail('front matter must be a YAML mapping', fmLine);
   }
   const parsed = FrontMatterSchema.safeParse(data);
-  if (!parsed.success) return fail(zodMessage(parsed.error));
+  if (!parsed.success) {
+    const offset = keyOffset(doc, parsed.error.issues[0]?.path[0]);
+    return fail(zodMessage(parsed.error), offset === undefined ? fmLine : lineAt(offset));
+  }
   const fm = parsed.data;
   const extra = Object.fromEntries(Object.entries(fm).filter(([key]) => !FIXED_FRONT_MATTER_KEYS.has(key)));
   const tags = entityTags(extra, assistant);
-  if (!tags.ok) return fail(tags.message);
+  if (!tags.ok) {
+    const offset = keyOffset(doc, tags.key);
+    return fail(tags.message, offset === undefined ? fmLine : lineAt(offset));
+  }
 
   const end = yamlNode.position.end.offset ?? 0;
   const body = text.slice(text[end] === '\n' ? end + 1 : end);
