@@ -15,13 +15,16 @@ import { problem, sendProblem } from './problem.js';
 const ProblemSchema = z.object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string() });
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 
-/** 503 with Retry-After and a problem body: the service is full, come back later. */
-function sendOverloaded(reply: FastifyReply, admission: Admission, retryAfterSeconds = admission.retryAfterSeconds()): FastifyReply {
+export const ASK_ROUTE = '/v1/ask';
+
+/**
+ * 503 with Retry-After and a problem body: the service is full, come back later. The body is
+ * serialized here, so a refusal skips the response serializer: refusing must stay cheap.
+ */
+export function sendOverloaded(reply: FastifyReply, admission: Admission, retryAfterSeconds = admission.retryAfterSeconds()): FastifyReply {
   const { maxInflight, maxQueue } = admission.limits;
-  return sendProblem(
-    reply.header('retry-after', String(retryAfterSeconds)),
-    problem(503, `overloaded: ${maxInflight} questions in progress and ${maxQueue} waiting; retry in ${retryAfterSeconds} s`, 'OVERLOADED'),
-  );
+  const body = problem(503, `overloaded: ${maxInflight} questions in progress and ${maxQueue} waiting; retry in ${retryAfterSeconds} s`, 'OVERLOADED');
+  return reply.code(503).header('retry-after', String(retryAfterSeconds)).type('application/problem+json').send(JSON.stringify(body));
 }
 
 export const AskBodySchema = z.object({
@@ -85,16 +88,11 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
   const anyKey = requireRole(keys, ['patient', 'staff', 'operator']);
   const operator = requireRole(keys, ['operator']);
 
-  api.post('/v1/ask', {
+  api.post(ASK_ROUTE, {
     schema: {
       summary: 'Answer a question; the role comes from the API key; 503 with Retry-After when the service is full',
       body: AskBodySchema,
       response: { 200: AskResponseSchema, ...errors, 503: ProblemSchema },
-    },
-    // Refuse before the body is read or the key looked up: refusing must stay cheap under overload.
-    onRequest: async (_request, reply) => {
-      if (admission.full()) return sendOverloaded(reply, admission);
-      return undefined;
     },
     preHandler: anyKey,
   }, async (request, reply) => {

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { KeyStore } from '../auth/index.js';
 import { createAdmission, type AdmissionLimits } from './admission.js';
-import { registerApi } from './api.js';
+import { ASK_ROUTE, registerApi, sendOverloaded } from './api.js';
 import { presentedKey } from './auth.js';
 import { registerConsole } from './console.js';
 import type { ServiceContext } from './context.js';
@@ -33,6 +33,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);
+  // Refuse a question when the service is full before anything else runs for it (cookies, rate
+  // limit, body, key): the first hook, so refusing stays cheap under overload.
+  const admission = createAdmission(options.admission);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url === ASK_ROUTE && admission.full()) return sendOverloaded(reply, admission);
+    return undefined;
+  });
 
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
@@ -68,7 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     context.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  registerApi(app, context, options.keys, createAdmission(options.admission));
+  registerApi(app, context, options.keys, admission);
   registerConsole(app, context, options.keys);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   await app.ready();
