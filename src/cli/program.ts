@@ -141,6 +141,7 @@ export function buildProgram(io: Io): Command {
         dataDir: cfg.dataDir,
         embedder,
         limits: cfg.ingest,
+        onProgress: progress,
         now: new Date(),
         clock: () => new Date(),
         onIngest: (report) => {
@@ -154,9 +155,12 @@ export function buildProgram(io: Io): Command {
           io.err(`${formatSkipped([entry]).join('\n')}\n`);
         },
       });
-      await watcher.ready;
-      io.err(`watching ${dir} (Ctrl-C to stop)\n`);
-      await untilSignal(() => watcher.close());
+      // Ctrl-C during the first ingest interrupts it too (and it is undone), not only once watching.
+      const stopped = untilSignal(() => watcher.close());
+      if ((await Promise.race([watcher.ready.then(() => 'ready' as const), stopped])) === 'ready') {
+        io.err(`watching ${dir} (Ctrl-C to stop)\n`);
+        await stopped;
+      }
     });
 
   program

@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { open, readdir, readFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -65,10 +65,10 @@ async function listPolicyFiles(root: string, maxFiles: number, listing: Listing 
  * in after the listing, and never more than the page limit (a file growing while it is read
  * included): null when it is larger.
  */
-async function readBounded(file: string, maxBytes: number): Promise<{ readonly bytes?: Buffer; readonly problem?: string }> {
+async function readBounded(file: string, maxBytes: number, options: { readonly followLinks?: boolean } = {}): Promise<{ readonly bytes?: Buffer; readonly problem?: string }> {
   let handle;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | (options.followLinks === true ? 0 : constants.O_NOFOLLOW));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === 'ELOOP' ? 'became a symbolic link while being read' : `cannot be read (${code ?? 'error'})` };
@@ -93,12 +93,10 @@ async function readBounded(file: string, maxBytes: number): Promise<{ readonly b
 
 export async function readAssistantConfig(root: string): Promise<AssistantConfig> {
   const file = path.join(root, 'assistant.yaml');
-  let raw: string;
-  try {
-    raw = await readFile(file, 'utf8');
-  } catch {
-    throw new CitetraceError('BAD_POLICY_FILE', `${file}: missing (every policy repository needs assistant.yaml at its root)`);
-  }
+  if (!existsSync(file)) throw new CitetraceError('BAD_POLICY_FILE', `${file}: missing (every policy repository needs assistant.yaml at its root)`);
+  const read = await readBounded(file, DEFAULT_INGEST_LIMITS.maxPageBytes, { followLinks: true });
+  if (read.bytes === undefined) throw new CitetraceError('BAD_POLICY_FILE', `${file}: ${read.problem ?? 'cannot be read'}`);
+  const raw = read.bytes.toString('utf8');
   let data: unknown;
   try {
     data = parseYaml(raw);
