@@ -255,6 +255,17 @@ describe('interrupted and limited ingests', () => {
     expect(await snapshotFiles(dataDir)).toEqual(committed);
   });
 
+  it('a lock whose pid now belongs to another process, or of the old pid-only format, is taken over', async () => {
+    const lock = path.join(dataDir, '.write.lock');
+    for (const content of [JSON.stringify({ pid: 1, started: 'not-the-start-time-of-pid-1', journal: null }), '999999999']) {
+      await writeFile(lock, content);
+      const again = await runBin(['--data', dataDir, 'ingest', corpus]);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toMatch(/undid an interrupted ingest/u);
+      expect(await snapshotFiles(dataDir)).toEqual(committed);
+    }
+  });
+
   it('a page over the size limit: exit 2, one line naming it, nothing written', async () => {
     const repo = await copyCorpus();
     await addLongPage(repo, 200);
