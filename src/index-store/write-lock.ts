@@ -142,6 +142,11 @@ async function acquire(dataDir: string): Promise<Changes> {
   } finally {
     await rm(mine, { force: true });
   }
+  // Private records of writers killed while taking the lock.
+  for (const name of await readdir(dataDir)) {
+    const pid = Number(/^\.write\.lock\.(\d+)$/u.exec(name)?.[1] ?? '0');
+    if (pid > 0 && pid !== process.pid && !isOwnerAlive({ pid, started: null })) await rm(path.join(dataDir, name), { force: true });
+  }
   const journal = await changesOf(dataDir);
   await rename(await privateRecord(lock, journal), lock);
   return journal;
