@@ -8,7 +8,7 @@ import { enumArg, intArg, parseDate } from './args.js';
 import { ingestRepository, watchRepository } from '../ingest/index.js';
 import { createSqliteKeyStore, KeyRoleSchema, type KeyRole } from '../auth/index.js';
 import type { Embedder } from '../embed/index.js';
-import { createService } from '../http/index.js';
+import { assertCanListen, createService } from '../http/index.js';
 import { createEmbedder, createTraceStore, isPostgresUrl, openRuntime } from '../main.js';
 import { registerAuditCommands } from './audit-commands.js';
 import { formatIngest, formatSkipped, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
@@ -264,7 +264,11 @@ export function buildProgram(io: Io): Command {
   const serve = async (cfg: Config, embedder: Embedder, host: string, port: number): Promise<void> => {
     const keys = createSqliteKeyStore({ file: cfg.keys });
     const service = await createService({ config: cfg, embedder, keys, rateLimitPerMinute: cfg.rateLimitPerMinute });
-    const address = await service.app.listen({ host, port });
+    const address = await service.listen({ host, port }).catch(async (error: unknown) => {
+      await service.close();
+      keys.close();
+      throw error;
+    });
     io.out(`citetrace serving ${address} (console: ${address}/console, API: ${address}/openapi.json)\n`);
     await untilSignal(async () => {
       await service.close();
@@ -279,7 +283,9 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--port <port>', 'port (env PORT, default 8080)').argParser(parsePort))
     .action(async (opts: { host?: string; port?: number }) => {
       const cfg = dataConfig('reads');
-      await serve(cfg, await createEmbedder(cfg, progress), opts.host ?? cfg.host, opts.port ?? cfg.port);
+      const at = { host: opts.host ?? cfg.host, port: opts.port ?? cfg.port };
+      await assertCanListen(at);
+      await serve(cfg, await createEmbedder(cfg, progress), at.host, at.port);
     });
 
   const keysCommand = program.command('keys').description('API keys (stored hashed)');
@@ -303,6 +309,7 @@ export function buildProgram(io: Io): Command {
     .option('--no-serve', 'answer the demo questions on the command line instead of serving')
     .action(async (opts: { serve: boolean }) => {
       const cfg = dataConfig('writes-index');
+      if (opts.serve) await assertCanListen({ host: cfg.host, port: cfg.port });
       const embedder = await createEmbedder(cfg, progress);
       const report = await interruptible((signal) =>
         ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal }),
