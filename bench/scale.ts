@@ -430,7 +430,7 @@ try {
     console.error(`[${size}] generated ${corpus.files} files (${corpus.sources} sources); ${reuse ? 'reusing the index' : 'ingesting…'}`);
     const ingest = reuse
       ? { ms: Number.NaN, peakRssMb: Number.NaN, stdout: '', stderr: '', code: 0 }
-      : await runCli(['ingest', repo], { ...process.env, CITETRACE_DATA: dataDir });
+      : await runCli(['--init', 'ingest', repo], { ...process.env, CITETRACE_DATA: dataDir });
     if (ingest.code !== 0) throw new Error(`ingest failed: ${ingest.stderr}`);
     const index = await openPolicyIndex({ dataDir });
     const inForce = index.inForce({ role: 'patient', asOf: AS_OF }).size;
