@@ -40,7 +40,7 @@ const ManifestSchema = z.object({
  */
 export const SCOPE_MODEL = {
   dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
-  manifestSha256: '380322d61f325be3f5b0890415a879ddb1429a96b5887f10c34cb5aa8f6e8615',
+  manifestSha256: 'f2630da31237c5ad15cbf26e9936b09edbb8a6e34dccb3728104359ecf4ffd82',
 } as const;
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

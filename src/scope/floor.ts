@@ -33,6 +33,7 @@ export const DEFAULT_FLOOR: readonly FloorPhrase[] = [
   { phrase: 'self harm', routesTo: 'crisis' },
   { phrase: 'kms', routesTo: 'crisis' },
   { phrase: 'unalive', routesTo: 'crisis' },
+  { phrase: '{sewerslide|sewer slide}', routesTo: 'crisis' },
   { phrase: '{not|isnt|arent|wasnt|stop|cant} breathe', routesTo: 'emergency' },
   { phrase: '{unconscious|unresponsive}', routesTo: 'emergency' },
   { phrase: '{wont|cant|not} {wake|woke|woken} up', routesTo: 'emergency' },
