@@ -111,7 +111,7 @@ describe('OpenTelemetry spans per ask', () => {
   });
 
   it('an out-of-scope question skips retrieval and generation spans', async () => {
-    const trace = await runtime.assistant.ask({ question: 'I think I am having a stroke', role: 'patient' });
+    const trace = await runtime.assistant.ask({ question: 'My father collapsed and is not breathing', role: 'patient' });
     expect(trace.outcome).toBe('out_of_scope');
     const spans = spansOf(exporter, trace);
     expect(spans.map((s) => s.name)).toEqual(['normalize', 'route', 'persist', 'ask']);
