@@ -14,14 +14,8 @@ import json, os, re, sys, collections
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KINDS = {
-    "answers": {"direct", "paraphrase", "chatty", "typo", "table-cell", "list-item", "faq", "site-override"},
-    "related": {"other-site", "other-topic-same-site", "detail-missing", "other-service",
-                "opposite-or-condition", "general-overridden", "other-period", "generic-for-named",
-                "who-acts", "mentions-only"},
-    "unrelated": {"unrelated"},
-}
-REQUIRED = ["source_id", "title", "status", "effective_date"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pair_format import KINDS, REQUIRED  # noqa: E402
 SENT_SPLIT = re.compile(r'(?<=[.!?])\s+(?=[A-Z0-9"($])')
 
 

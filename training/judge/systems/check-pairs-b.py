@@ -15,14 +15,8 @@ Exit 1 on any problem.
 """
 import json, os, re, sys, glob, collections
 
-KINDS = {
-    'answers': {'direct', 'paraphrase', 'chatty', 'typo', 'table-cell', 'list-item', 'faq', 'site-override'},
-    'related': {'other-site', 'other-topic-same-site', 'detail-missing', 'other-service',
-                'opposite-or-condition', 'general-overridden', 'other-period', 'generic-for-named',
-                'who-acts', 'mentions-only'},
-    'unrelated': {'unrelated'},
-}
-REQUIRED = ('source_id', 'title', 'status', 'effective_date')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pair_format import KINDS, REQUIRED  # noqa: E402
 
 def norm(s):
     return re.sub(r'\s+', ' ', s).strip()
