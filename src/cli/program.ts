@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { isPostgresUrl, loadConfig, type Config } from '../config/index.js';
-import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, type KeyRole } from '../domain/index.js';
+import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema, type KeyRole } from '../domain/index.js';
 import { enumArg, intArg, parseDate } from './args.js';
 import type { Embedder } from '../embed/index.js';
 import { registerAuditCommands } from './audit-commands.js';
@@ -265,8 +265,7 @@ export function buildProgram(io: Io): Command {
   program
     .command('schema')
     .description('print the trace contract as JSON Schema')
-    .action(async () => {
-      const { traceJsonSchema } = await import('../domain/index.js');
+    .action(() => {
       io.out(`${JSON.stringify(traceJsonSchema(), null, 2)}\n`);
     });
 
