@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { Config } from './config/index.js';
+import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
 import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import type { AssistantConfig } from './domain/index.js';
-import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeRouter } from './scope/index.js';
+import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
 
@@ -27,9 +27,12 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
   return createTransformersEmbedder({ model, threads: use === 'bulk' ? Math.max(config.embedThreads, os.availableParallelism()) : config.embedThreads });
 }
 
+const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
+  loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
+
 /** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
-export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads'>): Promise<ScopeRouter> {
-  const classifier = await loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
+export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads'>, classifier?: ScopeClassifier): Promise<ScopeRouter> {
+  classifier ??= await loadShippedClassifier(config);
   const extra = [
     ...(assistant.scope?.emergency ?? []).map((phrase) => ({ phrase, routesTo: 'emergency' as const })),
     ...(assistant.scope?.crisis ?? []).map((phrase) => ({ phrase, routesTo: 'crisis' as const })),
@@ -37,7 +40,7 @@ export async function createScopeRouterFor(assistant: AssistantConfig, config: P
   return createScopeRouter({ classifier, floor: createSafetyFloor(extra) });
 }
 
-export const isPostgresUrl = (traces: string): boolean => /^postgres(?:ql)?:\/\//u.test(traces);
+export { isPostgresUrl };
 
 /** SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on open). */
 export function createTraceStore(config: Config): Promise<TraceStore> {
@@ -75,13 +78,18 @@ export async function openRuntime(options: {
   readonly telemetry?: Telemetry;
 }): Promise<Runtime> {
   const { config } = options;
-  const index = await openPolicyIndex({ dataDir: config.dataDir });
-  const embedder = options.embedder ?? (await createEmbedder(config, options.onProgress));
-  const store = await createTraceStore(config);
+  // Independent start-up work runs together: the index opens and the two models load while the
+  // others parse (a cold `citetrace ask` is mostly this).
+  const [index, embedder, store, telemetry, classifier] = await Promise.all([
+    openPolicyIndex({ dataDir: config.dataDir }),
+    options.embedder ?? createEmbedder(config, options.onProgress),
+    createTraceStore(config),
+    options.telemetry ?? createTelemetry(config),
+    loadShippedClassifier(config),
+  ]);
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
-  const telemetry = options.telemetry ?? (await createTelemetry(config));
-  const router = await createScopeRouterFor(index.manifest.assistant, config);
+  const router = await createScopeRouterFor(index.manifest.assistant, config, classifier);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,

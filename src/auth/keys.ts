@@ -2,12 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { z } from 'zod';
-import { wrapError } from '../domain/index.js';
+import { KeyRoleSchema, wrapError, type KeyRole } from '../domain/index.js';
 
-/** Who holds a key: patients and staff ask as themselves; operators also read traces, sources and metrics. */
-export const KeyRoleSchema = z.enum(['patient', 'staff', 'operator']);
-export type KeyRole = z.infer<typeof KeyRoleSchema>;
+export { KeyRoleSchema, type KeyRole };
 
 export interface ApiKey {
   readonly id: string;

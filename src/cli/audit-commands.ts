@@ -3,10 +3,12 @@ import { Option, type Command } from 'commander';
 import { intArg, parseAge, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
-import { readCases, renderHtmlReport, replayTraces, runEval, verifyTraces, type EvalMetrics } from '../eval/index.js';
-import { createTraceStore, openRuntime } from '../main.js';
-import { createSqliteTraceStore } from '../trace/index.js';
+import type { EvalMetrics } from '../eval/index.js';
 import { progressBar } from './progress.js';
+
+// Loaded by the command that runs, not at start-up (see program.ts).
+const evaluation = () => import('../eval/index.js');
+const main = () => import('../main.js');
 
 export interface AuditIo {
   readonly out: (text: string) => void;
@@ -83,6 +85,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .addOption(new Option('--min-citation-precision <x>').argParser(share))
     .addOption(new Option('--min-citation-recall <x>').argParser(share))
     .action(async (file: string, opts: Gates & { asOf?: string; json?: string; html?: string; sweep?: boolean }) => {
+      const [{ readCases, renderHtmlReport, runEval }, { openRuntime }] = await Promise.all([evaluation(), main()]);
       const cases = await readCases(file);
       const config = io.config();
       const runtime = await openRuntime({ config, onProgress: io.progress });
@@ -114,6 +117,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (id: string | undefined, opts: { all?: boolean }) => {
       if ((id === undefined) === (opts.all !== true)) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all');
       const config = io.config();
+      const [{ verifyTraces }, { openRuntime }] = await Promise.all([evaluation(), main()]);
       const runtime = await openRuntime({ config, onProgress: io.progress });
       try {
         const report = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir: config.dataDir, traceId: id });
@@ -133,7 +137,9 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .action(async (opts: { olderThan: number }) => {
       const now = new Date();
       const before = new Date(now.getTime() - opts.olderThan).toISOString();
-      const store = await createTraceStore(io.traceConfig());
+      const config = io.traceConfig();
+      const { createTraceStore } = await main();
+      const store = await createTraceStore(config);
       try {
         const { purged } = await store.purge({ before, now });
         io.out(`purged ${purged} trace(s) created before ${before}; the purge is recorded and the chain still verifies\n`);
@@ -149,7 +155,9 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .option('--fail-on-change', 'exit 3 when any replayed trace differs')
     .option('--json', 'print the report as JSON')
     .action(async (opts: { limit?: number; failOnChange?: boolean; json?: boolean }) => {
-      const runtime = await openRuntime({ config: io.config(), onProgress: io.progress });
+      const config = io.config();
+      const [{ replayTraces }, { openRuntime }, { createSqliteTraceStore }] = await Promise.all([evaluation(), main(), import('../trace/index.js')]);
+      const runtime = await openRuntime({ config, onProgress: io.progress });
       // Replays persist into a scratch store: a replay never adds to the audit record it reads.
       const scratch = createSqliteTraceStore({ file: ':memory:' });
       try {

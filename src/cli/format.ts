@@ -1,9 +1,7 @@
-import path from 'node:path';
 import type { Trace } from '../domain/index.js';
-import { formatProblem, type IngestReport } from '../ingest/index.js';
 import { listedQuery, payloadOf, type StoredTrace } from '../trace/index.js';
 
-const shortRev = (revision: string): string => `${revision.slice(0, 19)}…`;
+export const shortRev = (revision: string): string => `${revision.slice(0, 19)}…`;
 const oneLine = (text: string): string => text.replace(/\s+/gu, ' ').trim();
 
 export function formatTrace(trace: Trace): string {
@@ -48,23 +46,4 @@ export function formatTraceDetail(stored: StoredTrace): string {
 export function formatTraceRow(stored: StoredTrace): string {
   const c = stored.columns;
   return [c.trace_id ?? '', c.created_at ?? '', c.role ?? '', c.outcome ?? '', c.reason ?? '-', oneLine(listedQuery(stored)).slice(0, 60)].join('\t');
-}
-
-export function formatIngest(report: IngestReport): string {
-  const head = report.changed
-    ? `ingested ${report.root}: ${report.added.length} new revision(s), ${report.passagesAdded} passage(s); ${report.revisionsPresent} revision(s) present; commit ${report.commit}`
-    : `ingested ${report.root}: no change (${report.revisionsPresent} revision(s) present; commit ${report.commit})`;
-  const added = report.added.map((a) => `  + ${a.sourceId}@${a.version ?? '-'} ${shortRev(a.revision)} ${a.path}`);
-  const withdrawn = report.withdrawn.map((s) => `  - ${s} withdrawn (no file left; history kept)`);
-  const warnings = report.warnings.map((w) => `warning: ${formatProblem(w)}`);
-  return [head, ...added, ...withdrawn, ...formatSkipped(report.skipped), ...warnings].join('\n');
-}
-
-/** One line per skipped file with its reason; hidden entries (.git, .github, ...) share one line. */
-export function formatSkipped(skipped: IngestReport['skipped']): string[] {
-  const hidden = skipped.filter((s) => s.reason === 'hidden').map((s) => path.basename(s.file));
-  return [
-    ...skipped.filter((s) => s.reason !== 'hidden').map((s) => `skipped: ${s.file}: ${s.reason}`),
-    ...(hidden.length === 0 ? [] : [`skipped: ${hidden.length} hidden entr${hidden.length === 1 ? 'y' : 'ies'} (${hidden.join(', ')})`]),
-  ];
 }

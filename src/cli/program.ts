@@ -2,17 +2,21 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig, type Config } from '../config/index.js';
-import { CitetraceError, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema } from '../domain/index.js';
+import { isPostgresUrl, loadConfig, type Config } from '../config/index.js';
+import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema, type KeyRole } from '../domain/index.js';
 import { enumArg, intArg, parseDate } from './args.js';
-import { ingestRepository, watchRepository } from '../ingest/index.js';
-import { createSqliteKeyStore, KeyRoleSchema, type KeyRole } from '../auth/index.js';
 import type { Embedder } from '../embed/index.js';
-import { assertCanListen, createService } from '../http/index.js';
-import { createEmbedder, createTraceStore, isPostgresUrl, openRuntime } from '../main.js';
 import { registerAuditCommands } from './audit-commands.js';
-import { formatIngest, formatSkipped, formatTrace, formatTraceDetail, formatTraceRow } from './format.js';
-import { payloadOf } from '../trace/index.js';
+
+// Start-up time is a feature: `citetrace --help` loads commander and the schemas only. Every
+// heavy module (LanceDB, onnxruntime, transformers.js, Fastify, better-sqlite3, pg, OpenTelemetry,
+// unified) is imported by the command that uses it, when it runs.
+const main = () => import('../main.js');
+const ingest = () => import('../ingest/index.js');
+const auth = () => import('../auth/index.js');
+const http = () => import('../http/index.js');
+const format = () => import('./format.js');
+const ingestFormat = () => import('./format-ingest.js');
 
 export interface Io {
   readonly out: (text: string) => void;
@@ -122,6 +126,7 @@ export function buildProgram(io: Io): Command {
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
       const cfg = dataConfig('writes-index');
+      const [{ createEmbedder }, { ingestRepository }, { formatIngest }] = await Promise.all([main(), ingest(), ingestFormat()]);
       await interruptible(async (signal) => {
         const embedder = await createEmbedder(cfg, progress, 'bulk');
         const report = await ingestRepository({ root: dir, dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal });
@@ -135,6 +140,7 @@ export function buildProgram(io: Io): Command {
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
       const cfg = dataConfig('writes-index');
+      const [{ createEmbedder }, { watchRepository }, { formatIngest, formatSkipped }] = await Promise.all([main(), ingest(), ingestFormat()]);
       const embedder = await createEmbedder(cfg, progress, 'bulk');
       const watcher = watchRepository({
         root: dir,
@@ -171,7 +177,9 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--as-of <date>', 'policies in force on this date (YYYY-MM-DD; default today)').argParser(parseDate))
     .option('--json', 'print the full trace as JSON')
     .action(async (question: string, opts: { role: 'patient' | 'staff'; asOf?: string; json?: boolean }) => {
-      const runtime = await openRuntime({ config: dataConfig('reads'), onProgress: progress });
+      const cfg = dataConfig('reads');
+      const [{ openRuntime }, { formatTrace }] = await Promise.all([main(), format()]);
+      const runtime = await openRuntime({ config: cfg, onProgress: progress });
       try {
         const trace = await runtime.assistant.ask({ question, role: opts.role, asOf: opts.asOf });
         io.out(`${opts.json === true ? JSON.stringify(trace, null, 2) : formatTrace(trace)}\n`);
@@ -189,7 +197,9 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--limit <n>').argParser(parseLimit).default(50))
     .option('--json', 'print JSON lines of full traces')
     .action(async (opts: { outcome?: 'answer'; reason?: 'NO_SUPPORT'; limit: number; json?: boolean }) => {
-      const store = await createTraceStore(traceConfig());
+      const cfg = traceConfig();
+      const [{ createTraceStore }, { formatTraceRow }] = await Promise.all([main(), format()]);
+      const store = await createTraceStore(cfg);
       try {
         const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
         for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.purged ? JSON.parse(row.body) : row.trace) : formatTraceRow(row)}\n`);
@@ -203,7 +213,9 @@ export function buildProgram(io: Io): Command {
     .argument('<id>', 'trace id')
     .option('--json', 'print the trace JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const store = await createTraceStore(traceConfig());
+      const cfg = traceConfig();
+      const [{ createTraceStore }, { formatTraceDetail }, { payloadOf }] = await Promise.all([main(), format(), import('../trace/index.js')]);
+      const store = await createTraceStore(cfg);
       try {
         const stored = await store.get(id);
         if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
@@ -226,7 +238,9 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending trace store migrations (also done on start)')
     .action(async () => {
-      const store = await createTraceStore(traceConfig());
+      const cfg = traceConfig();
+      const { createTraceStore } = await main();
+      const store = await createTraceStore(cfg);
       io.out(`trace store ${store.id} is up to date\n`);
       await store.close();
     });
@@ -237,7 +251,9 @@ export function buildProgram(io: Io): Command {
     .command('head')
     .description('print the newest link, for an auditor to keep outside the system')
     .action(async () => {
-      const store = await createTraceStore(traceConfig());
+      const cfg = traceConfig();
+      const { createTraceStore } = await main();
+      const store = await createTraceStore(cfg);
       try {
         const head = await store.head();
         io.out(head === null ? 'empty chain\n' : `${head.seq} ${head.hash}\n`);
@@ -257,11 +273,14 @@ export function buildProgram(io: Io): Command {
     .command('model')
     .description('provision the embedding model (done automatically on first use)')
     .action(async () => {
-      const embedder = await createEmbedder(config(), progress);
+      const cfg = config();
+      const { createEmbedder } = await main();
+      const embedder = await createEmbedder(cfg, progress);
       io.out(`${embedder.modelId} sha256:${embedder.weightsSha256}\n`);
     });
 
   const serve = async (cfg: Config, embedder: Embedder, host: string, port: number): Promise<void> => {
+    const [{ createSqliteKeyStore }, { createService }] = await Promise.all([auth(), http()]);
     const keys = createSqliteKeyStore({ file: cfg.keys });
     const service = await createService({ config: cfg, embedder, keys, rateLimitPerMinute: cfg.rateLimitPerMinute });
     const address = await service.listen({ host, port }).catch(async (error: unknown) => {
@@ -284,7 +303,9 @@ export function buildProgram(io: Io): Command {
     .action(async (opts: { host?: string; port?: number }) => {
       const cfg = dataConfig('reads');
       const at = { host: opts.host ?? cfg.host, port: opts.port ?? cfg.port };
+      const { assertCanListen } = await http();
       await assertCanListen(at);
+      const { createEmbedder } = await main();
       await serve(cfg, await createEmbedder(cfg, progress), at.host, at.port);
     });
 
@@ -294,8 +315,10 @@ export function buildProgram(io: Io): Command {
     .description('create an API key and print it once')
     .addOption(new Option('--role <role>', 'patient | staff | operator').argParser(enumArg(KeyRoleSchema, 'key role (patient | staff | operator)')).makeOptionMandatory())
     .option('--label <label>', 'who or what holds the key', '')
-    .action((opts: { role: KeyRole; label: string }) => {
-      const keys = createSqliteKeyStore({ file: dataConfig('reads').keys });
+    .action(async (opts: { role: KeyRole; label: string }) => {
+      const cfg = dataConfig('reads');
+      const { createSqliteKeyStore } = await auth();
+      const keys = createSqliteKeyStore({ file: cfg.keys });
       try {
         io.out(`${keys.create({ role: opts.role, label: opts.label }).key}\n`);
       } finally {
@@ -309,7 +332,8 @@ export function buildProgram(io: Io): Command {
     .option('--no-serve', 'answer the demo questions on the command line instead of serving')
     .action(async (opts: { serve: boolean }) => {
       const cfg = dataConfig('writes-index');
-      if (opts.serve) await assertCanListen({ host: cfg.host, port: cfg.port });
+      if (opts.serve) await (await http()).assertCanListen({ host: cfg.host, port: cfg.port });
+      const [{ createEmbedder, openRuntime }, { ingestRepository }, { createSqliteKeyStore }, { formatIngest }, { formatTrace }] = await Promise.all([main(), ingest(), auth(), ingestFormat(), format()]);
       const embedder = await createEmbedder(cfg, progress);
       const report = await interruptible((signal) =>
         ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal }),

@@ -152,3 +152,6 @@ export function loadConfig(input: ConfigInput): Config {
   }
   return Object.freeze(parsed.data);
 }
+
+/** The trace store is PostgreSQL when CITETRACE_TRACES is a postgres:// URL, SQLite otherwise. */
+export const isPostgresUrl = (traces: string): boolean => /^postgres(?:ql)?:\/\//u.test(traces);

@@ -33,3 +33,7 @@ export function chunkIdOf(revision: RevisionId, start: number, end: number): Chu
 
 export const RoleSchema = z.enum(['patient', 'staff']);
 export type Role = z.infer<typeof RoleSchema>;
+
+/** Who holds an API key: patients and staff ask as themselves; operators also read traces, sources and metrics. */
+export const KeyRoleSchema = z.enum(['patient', 'staff', 'operator']);
+export type KeyRole = z.infer<typeof KeyRoleSchema>;

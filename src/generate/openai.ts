@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { NO_ANSWER, PROMPT_VERSION, renderPrompt, repairMessage } from './prompt.js';
 import type { Draft, GenerateRequest, Generator } from './generator.js';
 
@@ -18,10 +18,13 @@ export interface OpenAIGeneratorOptions {
  * pipeline's one bounded repair is the only second attempt).
  */
 export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generator {
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0 });
+  // The SDK loads on the first request, not at start-up: a CLI run that never calls the model pays nothing for it.
+  let client: Promise<OpenAI> | undefined;
+  const clientOf = (): Promise<OpenAI> =>
+    (client ??= import('openai').then(({ default: OpenAIClient }) => new OpenAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0 })));
   const complete = async (request: GenerateRequest, messages: OpenAI.Chat.ChatCompletionMessageParam[]): Promise<Draft> => {
     const started = performance.now();
-    const response = await client.chat.completions.create(
+    const response = await (await clientOf()).chat.completions.create(
       // max_tokens, not max_completion_tokens: vLLM, Ollama and llama.cpp's server understand it.
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       { model: options.model, messages, temperature: 0, max_tokens: options.maxTokens },

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import { columnsOf, storedFromRow, tombstoneOf, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
@@ -97,7 +97,9 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
  * after COMMIT, which with the default synchronous_commit=on is flushed to the WAL on disk.
  */
 export async function createPostgresTraceStore(options: { readonly url: string; readonly schema?: string; readonly migrate?: boolean }): Promise<TraceStore> {
-  const pool = new pg.Pool({
+  // `pg` loads when a PostgreSQL store is opened, not whenever the trace module is imported.
+  const { default: postgres } = await import('pg');
+  const pool = new postgres.Pool({
     connectionString: options.url,
     max: 8,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),

@@ -1,0 +1,22 @@
+import path from 'node:path';
+import { formatProblem, type IngestReport } from '../ingest/index.js';
+import { shortRev } from './format.js';
+
+export function formatIngest(report: IngestReport): string {
+  const head = report.changed
+    ? `ingested ${report.root}: ${report.added.length} new revision(s), ${report.passagesAdded} passage(s); ${report.revisionsPresent} revision(s) present; commit ${report.commit}`
+    : `ingested ${report.root}: no change (${report.revisionsPresent} revision(s) present; commit ${report.commit})`;
+  const added = report.added.map((a) => `  + ${a.sourceId}@${a.version ?? '-'} ${shortRev(a.revision)} ${a.path}`);
+  const withdrawn = report.withdrawn.map((s) => `  - ${s} withdrawn (no file left; history kept)`);
+  const warnings = report.warnings.map((w) => `warning: ${formatProblem(w)}`);
+  return [head, ...added, ...withdrawn, ...formatSkipped(report.skipped), ...warnings].join('\n');
+}
+
+/** One line per skipped file with its reason; hidden entries (.git, .github, ...) share one line. */
+export function formatSkipped(skipped: IngestReport['skipped']): string[] {
+  const hidden = skipped.filter((s) => s.reason === 'hidden').map((s) => path.basename(s.file));
+  return [
+    ...skipped.filter((s) => s.reason !== 'hidden').map((s) => `skipped: ${s.file}: ${s.reason}`),
+    ...(hidden.length === 0 ? [] : [`skipped: ${hidden.length} hidden entr${hidden.length === 1 ? 'y' : 'ies'} (${hidden.join(', ')})`]),
+  ];
+}
