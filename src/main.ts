@@ -27,7 +27,8 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
   return createTransformersEmbedder({ model, threads: use === 'bulk' ? Math.max(config.embedThreads, os.availableParallelism()) : config.embedThreads });
 }
 
-const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
+/** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
+export const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
   loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
 
 /** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
@@ -72,6 +73,8 @@ export interface Runtime {
 export async function openRuntime(options: {
   readonly config: Config;
   readonly embedder?: Embedder;
+  /** Shared by a long-running service across the runtimes it swaps in, like the embedder. */
+  readonly classifier?: ScopeClassifier;
   readonly onProgress?: (message: string) => void;
   readonly clock?: () => Date;
   /** Shared across runtimes by a long-running service, which shuts it down; otherwise the runtime creates its own and shuts it down on close. */
@@ -85,7 +88,7 @@ export async function openRuntime(options: {
     options.embedder ?? createEmbedder(config, options.onProgress),
     createTraceStore(config),
     options.telemetry ?? createTelemetry(config),
-    loadShippedClassifier(config),
+    options.classifier ?? loadShippedClassifier(config),
   ]);
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);

@@ -77,6 +77,25 @@ export type TraceConfig = z.infer<typeof TraceConfigSchema>;
 /** A generated answer the validator rejected: kept for the operator, never shown to the user. */
 export const RejectedDraftSchema = z.object({ text: z.string(), sentences: z.array(SentenceSchema), detail: z.string() });
 
+/** Scope routing as recorded: the safety floor's phrase or the classifier's scores, its model, hash and thresholds. */
+export const ScopeDecisionSchema = z.object({
+  route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical']),
+  /** `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold; `none`: in scope. */
+  decided_by: z.enum(['floor', 'model', 'none']),
+  floor_phrase: z.string().nullable(),
+  model: z.string(),
+  /** sha256 of the classifier's manifest, which pins its files and thresholds. */
+  sha256: z.string(),
+  thresholds: z.object({ urgent: z.number(), clinical: z.number() }),
+  /** Class probabilities of the whole message. */
+  scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
+  /** The highest P(emergency) + P(crisis) over the whole message and each of its sentences. */
+  urgent: z.number(),
+  /** How many texts were classified: the message, plus its sentences and windows when it is long. */
+  segments: z.number().int().positive(),
+});
+export type ScopeDecision = z.infer<typeof ScopeDecisionSchema>;
+
 export const TraceSchema = z.looseObject({
   trace_id: TraceIdSchema,
   created_at: z.iso.datetime(),
@@ -99,18 +118,7 @@ export const TraceSchema = z.looseObject({
     .nullable()
     .optional(),
   /** Scope routing: the safety floor's phrase or the classifier's scores, its model, hash and thresholds (absent in traces stored before it was recorded). */
-  scope_decision: z
-    .object({
-      route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical']),
-      decided_by: z.enum(['floor', 'model', 'none']),
-      floor_phrase: z.string().nullable(),
-      model: z.string(),
-      sha256: z.string(),
-      thresholds: z.object({ urgent: z.number(), clinical: z.number() }),
-      scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
-      urgent: z.number(),
-      segments: z.number().int().positive(),
-    })
+  scope_decision: ScopeDecisionSchema
     .optional(),
   /** Drafts the validator rejected, in order (a repaired answer keeps its first attempt here). */
   rejected: z.array(RejectedDraftSchema),

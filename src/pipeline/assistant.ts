@@ -8,6 +8,7 @@ import {
   type LabeledPassage,
   type Outcome,
   type Reason,
+  type ScopeDecision,
   type Role,
   type Trace,
 } from '../domain/index.js';
@@ -22,7 +23,7 @@ import {
   normalizeQuestion,
   routingMessage,
 } from '../policy/index.js';
-import type { ScopeRouter, ScopeRouting } from '../scope/index.js';
+import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import { questionFocus } from '../text/index.js';
 import {
@@ -82,21 +83,7 @@ interface Decision {
   readonly generation: Trace['generation'];
 }
 
-const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL' } as const satisfies Record<Exclude<ScopeRouting['route'], 'in_scope'>, Reason>;
-
-function scopeDecisionOf(r: ScopeRouting): NonNullable<Trace['scope_decision']> {
-  return {
-    route: r.route,
-    decided_by: r.decidedBy,
-    floor_phrase: r.floorPhrase,
-    model: r.model,
-    sha256: r.sha256,
-    thresholds: { ...r.thresholds },
-    scores: { ...r.scores },
-    urgent: r.urgent,
-    segments: r.segments,
-  };
-}
+const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope'>, Reason>;
 
 function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k: number): Trace['retrieved'] {
   return labeled.map((p, i) => {
@@ -162,23 +149,21 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const routing = await root.child('route', 'CHAIN', async (span) => {
           // The floor also reads the unredacted question, in memory: redaction must never hide a crisis line.
           const routed = await deps.router.route({ text: analysis, unredacted: question.normalized });
-          span.set({ 'citetrace.in_scope': routed.route === 'in_scope', 'citetrace.route': routed.route, 'citetrace.route_decided_by': routed.decidedBy });
-          return { routed };
+          span.set({ 'citetrace.in_scope': routed.route === 'in_scope', 'citetrace.route': routed.route, 'citetrace.route_decided_by': routed.decided_by });
+          return routed;
         });
-        scopeDecision = scopeDecisionOf(routing.routed);
-        const route = routing.routed.route;
-        if (route !== 'in_scope') {
-          const reason = ROUTE_REASON[route];
+        scopeDecision = routing;
+        if (routing.route !== 'in_scope') {
           return {
             outcome: 'out_of_scope',
-            reason,
-            answer: routingMessage(route, deps.assistant),
+            reason: ROUTE_REASON[routing.route],
+            answer: routingMessage(routing.route, deps.assistant),
             sentences: [],
             citations: [],
             detail:
-              routing.routed.decidedBy === 'floor'
-                ? `safety floor phrase: ${routing.routed.floorPhrase ?? ''}`
-                : `scope classifier ${routing.routed.model}: ${route} (urgent ${routing.routed.urgent.toFixed(3)}, clinical ${routing.routed.scores.clinical.toFixed(3)})`,
+              routing.decided_by === 'floor'
+                ? `safety floor phrase: ${routing.floor_phrase ?? ''}`
+                : `scope classifier ${routing.model}: ${routing.route} (urgent ${routing.urgent.toFixed(3)}, clinical ${routing.scores.clinical.toFixed(3)})`,
             rejected: [],
             generation: null,
           };

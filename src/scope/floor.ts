@@ -43,7 +43,7 @@ export const DEFAULT_FLOOR: readonly FloorPhrase[] = [
 ];
 
 /** Words as the floor reads them: lower case, apostrophes dropped ("can't" -> "cant"), "my self" joined. */
-export function floorTokens(text: string): string[] {
+function floorTokens(text: string): string[] {
   const words = text
     .normalize('NFKC')
     .toLowerCase()

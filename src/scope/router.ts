@@ -1,25 +1,7 @@
+import type { ScopeDecision } from '../domain/index.js';
 import { splitSentences } from '../text/index.js';
 import type { ScopeClassifier, ScopeScores } from './classifier.js';
 import type { SafetyFloor, UrgentClass } from './floor.js';
-
-export type Route = 'in_scope' | UrgentClass | 'clinical';
-
-/** Why a message was (or was not) routed away: recorded in the trace so verify and replay can re-derive it. */
-export interface ScopeRouting {
-  readonly route: Route;
-  /** `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold; `none`: in scope. */
-  readonly decidedBy: 'floor' | 'model' | 'none';
-  readonly floorPhrase: string | null;
-  readonly model: string;
-  readonly sha256: string;
-  readonly thresholds: ScopeClassifier['thresholds'];
-  /** Class probabilities of the whole message. */
-  readonly scores: ScopeScores;
-  /** The highest P(emergency) + P(crisis) over the whole message and each of its sentences. */
-  readonly urgent: number;
-  /** How many texts were classified: the message, plus its sentences and windows when it is long. */
-  readonly segments: number;
-}
 
 /** Long unpunctuated messages are read in overlapping windows of this many words. */
 const WINDOW = 32;
@@ -47,7 +29,7 @@ export interface ScopeRouter {
     readonly text: string;
     /** The same message before redaction, read only by the safety floor. */
     readonly unredacted?: string;
-  }): Promise<ScopeRouting>;
+  }): Promise<ScopeDecision>;
 }
 
 const urgency = (s: ScopeScores): number => s.emergency + s.crisis;
@@ -67,10 +49,10 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
       const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
       const top = all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole);
       const base = {
-        floorPhrase: null,
+        floor_phrase: null,
         model: classifier.modelId,
         sha256: classifier.sha256,
-        thresholds: classifier.thresholds,
+        thresholds: { ...classifier.thresholds },
         scores: whole,
         urgent: urgency(top),
         segments: all.length,
@@ -78,10 +60,10 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
       const hit = floor.match(text) ?? (unredacted === undefined ? null : floor.match(unredacted));
       // The floor decides that the message is routed; when the classifier also finds it urgent, its
       // reading of which kind (emergency or crisis) picks the message, since "not wake up" can be either.
-      if (hit !== null) return { ...base, route: urgency(top) >= urgentAt ? kindOf(top) : hit.routesTo, decidedBy: 'floor', floorPhrase: hit.phrase };
-      if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decidedBy: 'model' };
-      if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decidedBy: 'model' };
-      return { ...base, route: 'in_scope', decidedBy: 'none' };
+      if (hit !== null) return { ...base, route: urgency(top) >= urgentAt ? kindOf(top) : hit.routesTo, decided_by: 'floor', floor_phrase: hit.phrase };
+      if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };
+      if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decided_by: 'model' };
+      return { ...base, route: 'in_scope', decided_by: 'none' };
     },
   };
 }

@@ -47,8 +47,8 @@ for (const row of rows) {
   durations.push(performance.now() - start);
   const got: ScopeClass = r.route === 'in_scope' ? 'admin' : r.route;
   routed.push(got);
-  details.push({ ...row, got, decided_by: r.decidedBy, floor_phrase: r.floorPhrase, urgent: r.urgent, scores: r.scores });
-  if (args['show-misses'] && got !== row.label) console.log(`  ${row.id} ${row.label} -> ${got} (${r.decidedBy}, urgent ${r.urgent.toFixed(2)}, clinical ${r.scores.clinical.toFixed(2)}): ${row.message}`);
+  details.push({ ...row, got, decided_by: r.decided_by, floor_phrase: r.floor_phrase, urgent: r.urgent, scores: r.scores });
+  if (args['show-misses'] && got !== row.label) console.log(`  ${row.id} ${row.label} -> ${got} (${r.decided_by}, urgent ${r.urgent.toFixed(2)}, clinical ${r.scores.clinical.toFixed(2)}): ${row.message}`);
 }
 const matrix = confusion(rows.map((r) => r.label), routed);
 const metrics = perClass(matrix);
