@@ -1,7 +1,10 @@
 """The support judge's data set: (question, unit, label) from training/judge/systems/*/pairs.jsonl,
-each unit read under its page title (as the product reads a passage under its title and headings),
-plus two easy negatives per question that need no labelling (a unit of another system; a unit of
-another page of the same system that no labelled pair ties to the question). Split by system:
+each unit read under its page title (contextualize.ts then rewrites it exactly as the product reads
+it), plus pairs that need no labelling: two easy negatives per question (a unit of another system;
+a unit of another page of the same system that no labelled pair ties to the question) and contrast
+pairs made from each `answers` pair by editing the question only: another site of the system named
+instead of the one the unit names (related, gen-other-site), another year than the one the unit
+states (related, gen-other-period), and a misspelt copy (answers, gen-typo). Split by system:
 the held-out systems measure the judge on policy sets it never saw.
 
     python training/judge/build_pairs.py OUT.jsonl"""
@@ -21,20 +24,65 @@ def title_of(page):
     return m.group(1).strip().strip('"') if m else ""
 
 
+def site_names(system):
+    """clinic slug -> its names, longest first, from the system's assistant.yaml."""
+    import yaml
+    config = yaml.safe_load((system / "assistant.yaml").read_text(encoding="utf-8")) or {}
+    return {slug: sorted(names, key=len, reverse=True) for slug, names in ((config.get("entities") or {}).get("clinic") or {}).items()}
+
+
+def names_in(text, names):
+    return any(re.search(r"\b" + re.escape(n) + r"\b", text, re.I) for n in names)
+
+
+def contrasts(row, sites, rng):
+    """Question edits that change the label of an `answers` pair, or keep it (a typo)."""
+    out = []
+    context = row["text"]
+    for slug, names in sites.items():
+        asked = next((n for n in names if re.search(r"\b" + re.escape(n) + r"\b", row["question"], re.I)), None)
+        if asked is None or not names_in(context, names):
+            continue
+        others = [o for o, ns in sites.items() if o != slug and not names_in(context, ns)]
+        if others:
+            other = sites[rng.choice(others)][0]
+            out.append(("gen-other-site", 0, re.sub(r"\b" + re.escape(asked) + r"\b", other, row["question"], count=1, flags=re.I)))
+        break
+    for year in re.findall(r"\b20[2-3][0-9]\b", row["question"]):
+        later = str(int(year) + 1)
+        if year in context and later not in context:
+            out.append(("gen-other-period", 0, row["question"].replace(year, later)))
+            break
+    words = row["question"].split()
+    long_words = [i for i, w in enumerate(words) if len(w) >= 6 and w.isalpha()]
+    if long_words and rng.random() < 0.5:
+        i = rng.choice(long_words)
+        w = words[i]
+        j = rng.randrange(1, len(w) - 1)
+        words[i] = w[:j] + w[j + 1:] if rng.random() < 0.5 else w[:j] + w[j + 1] + w[j] + w[j + 2:]
+        out.append(("gen-typo", 1, " ".join(words)))
+    return out
+
+
 def main():
     out = sys.argv[1]
     rng = random.Random(7)
     rows = []
     units_by_system = {}
-    for system in sorted(p for p in SYSTEMS.iterdir() if p.is_dir()):
+    for system in sorted(p for p in SYSTEMS.iterdir() if (p / "pairs.jsonl").is_file()):
         pairs = [json.loads(l) for l in (system / "pairs.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
         titles = {p["page"]: title_of(system / p["page"]) for p in pairs}
         units_by_system[system.name] = sorted({(p["page"], p["unit"]) for p in pairs})
         for p in pairs:
             rows.append({"system": system.name, "question": p["question"], "text": f"{titles[p['page']]}: {p['unit']}",
-                         "label": 1 if p["label"] == "answers" else 0, "kind": p["kind"], "page": p["page"]})
+                         "label": 1 if p["label"] == "answers" else 0, "kind": p["kind"], "page": p["page"],
+                         "page_system": system.name, "title": titles[p["page"]], "unit": p["unit"]})
+        sites = site_names(system)
+        for r in [r for r in rows if r["system"] == system.name and r["label"] == 1]:
+            for kind, label, question in contrasts(r, sites, rng):
+                rows.append({**r, "question": question, "label": label, "kind": kind})
     extra = []
-    questions = sorted({(r["system"], r["question"]) for r in rows})
+    questions = sorted({(r["system"], r["question"]) for r in rows if not r["kind"].startswith("gen-")})
     for system, question in questions:
         pages = {r["page"] for r in rows if r["system"] == system and r["question"] == question}
         own = [u for u in units_by_system[system] if u[0] not in pages]
@@ -45,7 +93,8 @@ def main():
             page, unit = rng.choice(pool)
             owner = sys_name or next(s for s, us in units_by_system.items() if (page, unit) in us)
             title = title_of(SYSTEMS / owner / page)
-            extra.append({"system": system, "question": question, "text": f"{title}: {unit}", "label": 0, "kind": kind, "page": page})
+            extra.append({"system": system, "question": question, "text": f"{title}: {unit}", "label": 0, "kind": kind, "page": page,
+                          "page_system": owner, "title": title, "unit": unit})
     rows += extra
     for r in rows:
         if r["system"] in HELD_OUT:

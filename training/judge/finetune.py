@@ -27,6 +27,7 @@ def main():
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--max-length", type=int, default=160)
+    ap.add_argument("--layers", type=int, default=6, help="MiniLM layers kept (fewer cost less per token)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--min-precision", type=float, default=0.9)
     ap.add_argument("--reuse-export", action="store_true")
@@ -39,7 +40,7 @@ def main():
     rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
     split = {s: [r for r in rows if r["split"] == s] for s in ["train", "validation", "heldout"]}
     print({s: len(v) for s, v in split.items()})
-    tokenizer, model = load_classifier(args.minilm, LABELS)
+    tokenizer, model = load_classifier(args.minilm, LABELS, layers=args.layers)
     length = lambda r: len(r["question"]) + len(r["text"])
 
     def encode(batch):
@@ -102,9 +103,9 @@ def main():
         "labels": LABELS,
         "threshold": threshold,
         "max_length": args.max_length,
-        "input": "question [SEP] page title: unit",
+        "input": "question [SEP] judgeText(page title, headings, unit) (src/cite/units.ts)",
         "data": {"sha256": sha256(args.data), **{f"{s}_pairs": len(v) for s, v in split.items()}},
-        "training": {"epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
+        "training": {"layers": args.layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
         "heldout": {"systems": sorted({r["system"] for r in split["heldout"]}), "at_threshold": heldout, "curve": curve, "by_kind": kinds},
     })
     print(f"wrote {out}; model_quantized.onnx sha256 {manifest['files']['model_quantized.onnx']}")
