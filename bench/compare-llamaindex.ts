@@ -17,7 +17,6 @@
  * Setup: sh bench/llamaindex/setup.sh
  * Run:   npx tsx bench/compare-llamaindex.ts [--rounds 5] [--export-only FILE]
  */
-import { questionFocus } from '../src/text/index.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -26,14 +25,14 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/index.js';
-import { decideSupport, validateAnswer } from '../src/cite/index.js';
+import { judgeSupport, validateAnswer } from '../src/cite/index.js';
 import { labelOf } from '../src/domain/index.js';
 import { MINILM, type Embedder } from '../src/embed/index.js';
 import { percentile, readCases } from '../src/eval/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { createExtractiveGenerator } from '../src/generate/index.js';
-import { createEmbedder, openRuntime } from '../src/main.js';
-import { entityNameTerms, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
+import { createEmbedder, loadShippedJudge, openRuntime } from '../src/main.js';
+import { mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
 import { createSafetyFloor } from '../src/scope/index.js';
 import { createHybridRetriever, type RetrievalMode } from '../src/retrieve/index.js';
 import { redact } from '../src/trace/index.js';
@@ -270,11 +269,11 @@ try {
 
     // The pure-CPU stages inside "rest", timed one by one on the same questions and the passages
     // each mode offers (retrieval itself untimed here): question analysis (normalize, redact,
-    // safety floor, entity mentions; the scope classifier is timed in bench/scope.ts), the support check (coverage of the question by each
-    // offered sentence), the extractive generator and validation (labels, support per sentence).
+    // safety floor, entity mentions; the scope classifier is timed in bench/scope.ts), the support judge (units of the
+    // offered passages), the extractive generator and validation (labels, support per sentence).
     const assistantConfig = index.manifest.assistant;
     const floor = createSafetyFloor();
-    const entityNames = entityNameTerms(assistantConfig);
+    const judge = await loadShippedJudge(config);
     const generator = createExtractiveGenerator();
     const stageSamples: Record<Mode, { analysis: number[]; support: number[]; generate: number[]; validate: number[] }> = {
       fts: { analysis: [], support: [], generate: [], validate: [] },
@@ -292,7 +291,7 @@ try {
           const hits = await retriever.retrieve({ query: analysis, role: ROLE, asOf: AS_OF, entities, limit: config.candidates });
           const offered = hits.slice(0, config.k).map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
           start = performance.now();
-          const support = decideSupport(questionFocus(analysis, entityNames), offered);
+          const support = await judgeSupport({ judge, question: analysis, passages: offered, maxUnits: config.judgeUnits, assistant: assistantConfig, mentioned: entities });
           stageSamples[mode].support.push(performance.now() - start);
           start = performance.now();
           const draft = await generator.generate({ question, analysis, passages: offered, support });

@@ -36,7 +36,7 @@ import type { Embedder } from '../src/embed/index.js';
 import { percentile } from '../src/eval/index.js';
 import { createExtractiveGenerator, type Generator } from '../src/generate/index.js';
 import { openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
-import { createEmbedder, createScopeRouterFor } from '../src/main.js';
+import { createEmbedder, createScopeRouterFor, loadShippedJudge } from '../src/main.js';
 import { createAssistant } from '../src/pipeline/index.js';
 import { mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
 import { createHybridRetriever, type Retriever } from '../src/retrieve/index.js';
@@ -189,11 +189,12 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
     assistant: index.manifest.assistant,
     retriever,
     router: await createScopeRouterFor(index.manifest.assistant, config),
+    judge: await loadShippedJudge(config),
     generator,
     store,
     embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
     indexSnapshot: index.snapshotId,
-    settings: { candidates: config.candidates, k: config.k },
+    settings: { candidates: config.candidates, k: config.k, judgeUnits: config.judgeUnits },
     clock: () => new Date(`${AS_OF}T12:00:00.000Z`),
     newId: randomUUID,
     redact: (text) => redact(text).text,

@@ -7,6 +7,7 @@ import { createExtractiveGenerator, createOpenAIGenerator } from './generate/ind
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import type { AssistantConfig } from './domain/index.js';
+import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
 import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
@@ -30,6 +31,21 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
 /** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
 export const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
   loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
+
+/** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
+export const loadShippedJudge = (config: Pick<Config, 'embedThreads'>): Promise<SupportJudge> =>
+  loadSupportJudge({ ...JUDGE_MODEL, threads: config.embedThreads });
+
+/** The shipped models a long-running service loads once and shares across the runtimes it swaps in. */
+export interface SharedModels {
+  readonly classifier: ScopeClassifier;
+  readonly judge: SupportJudge;
+}
+
+export const loadSharedModels = async (config: Pick<Config, 'embedThreads'>): Promise<SharedModels> => {
+  const [classifier, judge] = await Promise.all([loadShippedClassifier(config), loadShippedJudge(config)]);
+  return { classifier, judge };
+};
 
 /** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
 export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads'>, classifier?: ScopeClassifier): Promise<ScopeRouter> {
@@ -65,6 +81,8 @@ export interface Runtime {
   readonly assistant: Assistant;
   /** Scope routing (safety floor + classifier), shared by every assistant built over this runtime. */
   readonly router: ScopeRouter;
+  /** The support judge, shared likewise. */
+  readonly judge: SupportJudge;
   /** The same pipeline with another context budget, trace store or retrieval mode (eval sweeps, replay, benchmarks). */
   assistantWith(overrides: RuntimeOverrides): Assistant;
   close(): Promise<void>;
@@ -74,35 +92,36 @@ export async function openRuntime(options: {
   readonly config: Config;
   readonly embedder?: Embedder;
   /** Shared by a long-running service across the runtimes it swaps in, like the embedder. */
-  readonly classifier?: ScopeClassifier;
+  readonly models?: SharedModels;
   readonly onProgress?: (message: string) => void;
   readonly clock?: () => Date;
   /** Shared across runtimes by a long-running service, which shuts it down; otherwise the runtime creates its own and shuts it down on close. */
   readonly telemetry?: Telemetry;
 }): Promise<Runtime> {
   const { config } = options;
-  // Independent start-up work runs together: the index opens and the two models load while the
+  // Independent start-up work runs together: the index opens and the models load while the
   // others parse (a cold `citetrace ask` is mostly this).
-  const [index, embedder, store, telemetry, classifier] = await Promise.all([
+  const [index, embedder, store, telemetry, models] = await Promise.all([
     openPolicyIndex({ dataDir: config.dataDir }),
     options.embedder ?? createEmbedder(config, options.onProgress),
     createTraceStore(config),
     options.telemetry ?? createTelemetry(config),
-    options.classifier ?? loadShippedClassifier(config),
+    options.models ?? loadSharedModels(config),
   ]);
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
-  const router = await createScopeRouterFor(index.manifest.assistant, config, classifier);
+  const router = await createScopeRouterFor(index.manifest.assistant, config, models.classifier);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
       retriever: overrides.retrievalMode === undefined ? retriever : createHybridRetriever({ index, embedder, mode: overrides.retrievalMode }),
       router,
+      judge: models.judge,
       generator,
       store: overrides.store ?? store,
       embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
       indexSnapshot: index.snapshotId,
-      settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k },
+      settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k, judgeUnits: config.judgeUnits },
       clock: options.clock ?? (() => new Date()),
       newId: randomUUID,
       redact: (text) => redact(text).text,
@@ -113,6 +132,7 @@ export async function openRuntime(options: {
     store,
     assistant: assistantWith({}),
     router,
+    judge: models.judge,
     assistantWith,
     async close() {
       await store.close();

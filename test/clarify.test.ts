@@ -7,9 +7,10 @@ const assistant: AssistantConfig = {
   appointment_channel: 'call 555-0142',
   entities: { clinic: { harbor: ['Harbor Clinic', 'Harbor'], eastside: ['Eastside Clinic', 'Eastside'] } },
 };
-const harbor = { tags: { clinic: 'harbor' }, coverage: 0.9 };
-const eastside = { tags: { clinic: 'eastside' }, coverage: 0.7 };
-const systemWide = { tags: {}, coverage: 0.95 };
+const harbor = { named: { clinic: ['harbor'] }, score: 0.9 };
+const eastside = { named: { clinic: ['eastside'] }, score: 0.7 };
+const systemWide = { named: {}, score: 0.95 };
+const bothClinics = { named: { clinic: ['harbor', 'eastside'] }, score: 0.95 };
 
 describe('clarification', () => {
   it('asks which clinic when the best answer is clinic-specific and another clinic also answers', () => {
@@ -26,6 +27,7 @@ describe('clarification', () => {
 
   it('does not ask when a system-wide passage answers best, or only one clinic answers', () => {
     expect(clarifyQuestion({ candidates: [systemWide, harbor, eastside], mentioned: {}, assistant })).toBeNull();
+    expect(clarifyQuestion({ candidates: [bothClinics, harbor, eastside], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [], mentioned: {}, assistant })).toBeNull();
   });

@@ -59,7 +59,7 @@ describe('OpenTelemetry spans per ask', () => {
     expect(trace.outcome).toBe('answer');
     expect(trace.otel_trace_id).toMatch(/^[0-9a-f]{32}$/u);
     const spans = spansOf(exporter, trace);
-    expect(spans.map((s) => s.name)).toEqual(['normalize', 'route', 'retrieve', 'generate', 'validate', 'persist', 'ask']);
+    expect(spans.map((s) => s.name)).toEqual(['normalize', 'route', 'retrieve', 'judge', 'generate', 'validate', 'persist', 'ask']);
     expect(exporter.getFinishedSpans()).toHaveLength(spans.length);
 
     const root = byName(spans, 'ask');
@@ -83,6 +83,7 @@ describe('OpenTelemetry spans per ask', () => {
       expect(retrieve.attributes[`retrieval.documents.${i}.document.score`]).toBe(r.score);
       expect(JSON.parse(String(retrieve.attributes[`retrieval.documents.${i}.document.metadata`]))).toMatchObject({ label: r.label, revision: r.revision });
     });
+    expect(byName(spans, 'judge').attributes).toMatchObject({ 'openinference.span.kind': 'RERANKER', 'citetrace.judge.model': runtime.judge.modelId });
     expect(byName(spans, 'generate').attributes['openinference.span.kind']).toBe('CHAIN');
     expect(byName(spans, 'validate').attributes).toMatchObject({ 'openinference.span.kind': 'GUARDRAIL', 'citetrace.valid': true });
     expect(spans.every((s) => s.status.code !== SpanStatusCode.ERROR)).toBe(true);
@@ -156,7 +157,7 @@ describe('OpenTelemetry spans per ask', () => {
     const trace = await withGenerator(failing).ask({ question: QUESTION, role: 'patient' });
     expect(trace.reason).toBe('GENERATOR_ERROR');
     const spans = spansOf(exporter, trace);
-    expect(spans.map((s) => s.name)).toEqual(['normalize', 'route', 'retrieve', 'generate', 'persist', 'ask']);
+    expect(spans.map((s) => s.name)).toEqual(['normalize', 'route', 'retrieve', 'judge', 'generate', 'persist', 'ask']);
     const generate = byName(spans, 'generate');
     expect(generate.status).toEqual({ code: SpanStatusCode.ERROR, message: 'connection refused' });
     expect(generate.events.map((e) => e.name)).toEqual(['exception']);
@@ -282,7 +283,7 @@ describe('OTLP/HTTP export from a citetrace process', () => {
     expect(received.length).toBeGreaterThan(0);
     expect(received.every((r) => r.path === '/v1/traces' && r.contentType === 'application/x-protobuf')).toBe(true);
     const spans = received.flatMap((r) => exportedSpans(r.body)).filter((s) => s.traceId === trace.otel_trace_id);
-    expect(spans.map((s) => s.name).sort()).toEqual(['ask', 'generate', 'normalize', 'persist', 'retrieve', 'route', 'validate']);
+    expect(spans.map((s) => s.name).sort()).toEqual(['ask', 'generate', 'judge', 'normalize', 'persist', 'retrieve', 'route', 'validate']);
     const root = spans.find((s) => s.name === 'ask');
     expect(root?.service).toBe('citetrace-e2e');
     expect(root?.attributes).toMatchObject({ 'openinference.span.kind': 'CHAIN', 'citetrace.trace_id': trace.trace_id, 'citetrace.outcome': trace.outcome });

@@ -1,17 +1,29 @@
 import { isInstruction } from '../policy/index.js';
-import { analysisTerms, passageSentences } from '../text/index.js';
-import { contextTerms, type SupportingText } from './coverage.js';
+import { contentTerms, passageSentences } from '../text/index.js';
+
+/** A passage as its cited text is read: under its page title and section headings. */
+export interface SupportingText {
+  readonly passage: { readonly text: string; readonly headings: readonly string[] };
+  readonly revision: { readonly title: string };
+}
 
 /**
- * Lexical support: the share of a sentence's content words (stemmed, stop words dropped) that its
- * cited passages contain. A verbatim extract scores 1; an invented detail (a fee, a time, a
- * phone number) that no cited passage states pulls it down. Sentences addressed to an assistant
- * (injected instructions) support nothing. The score goes into the trace.
+ * Lexical support of a generated sentence: the share of its content words (stemmed, stop words
+ * dropped) that its cited passages state, titles and headings included. A verbatim extract scores
+ * 1; an invented detail (a fee, a time, a phone number) that no cited passage states pulls it
+ * down. Sentences addressed to an assistant (injected instructions) support nothing. This checks
+ * that an answer says only what its citations say; whether they answer the question is the judge's.
  */
 export function supportScore(sentence: string, cited: readonly SupportingText[]): number {
-  const terms = analysisTerms(sentence);
-  if (terms.length === 0) return 0;
-  const available = new Set(cited.flatMap((p) => [...contextTerms(p), ...analysisTerms(passageSentences(p.passage.text).filter((t) => !isInstruction(t)).join(' '))]));
+  const terms = contentTerms(sentence);
+  // A sentence without content words ("No.", the answer of an FAQ entry) is supported only verbatim.
+  if (terms.length === 0) return cited.some((p) => sentence.trim() !== '' && p.passage.text.includes(sentence.trim())) ? 1 : 0;
+  const available = new Set(
+    cited.flatMap((p) => [
+      ...contentTerms([p.revision.title, ...p.passage.headings].join(' ')),
+      ...contentTerms(passageSentences(p.passage.text).filter((t) => !isInstruction(t)).join(' ')),
+    ]),
+  );
   return terms.filter((t) => available.has(t)).length / terms.length;
 }
 

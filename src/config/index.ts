@@ -47,6 +47,8 @@ export const ConfigSchema = z.object({
   candidates: z.number().int().min(1).max(50),
   /** Passages offered to the generator: the context budget. */
   k: z.number().int().min(1).max(50),
+  /** Units (sentences, list items, table rows, FAQ entries) the support judge reads at most per question: its latency budget. */
+  judgeUnits: z.number().int().min(1).max(200),
   /** An OpenAI-compatible chat model; without it the extractive generator answers. */
   llm: z
     .object({
@@ -128,6 +130,7 @@ export function loadConfig(input: ConfigInput): Config {
     embedThreads: intFrom(env.CITETRACE_EMBED_THREADS, 1),
     candidates: intFrom(env.CITETRACE_CANDIDATES, 10),
     k: intFrom(env.CITETRACE_K, 5),
+    judgeUnits: intFrom(env.CITETRACE_JUDGE_UNITS, 12),
     llm:
       env.CITETRACE_LLM_BASE_URL === undefined || env.CITETRACE_LLM_BASE_URL === ''
         ? undefined

@@ -38,10 +38,39 @@ export const RetrievedSchema = z.object({
   components: z.record(z.string(), z.object({ score: z.number(), rank: z.number().int().positive() }).nullable()),
   /** Whether the passage was among the k offered to the generator (the context budget). */
   offered: z.boolean(),
-  /** Support decision: the best share of the question's focus one of its sentences states (offered passages only). */
+  /** Lexical support decision of traces stored before the judge: the best share of the question's focus one of its sentences states. */
   coverage: z.number().optional(),
+  /** Support judge: the best P(answers) among the passage's judged units (absent when none of its units was judged). */
+  judged: z.number().optional(),
 });
 export type Retrieved = z.infer<typeof RetrievedSchema>;
+
+/**
+ * What the support judge read and said: every unit it scored (a sentence, a list item with its
+ * lead-in, a table row with its headers, an FAQ entry), with its span in the revision body, so an
+ * auditor can re-derive the decision with the model of that hash.
+ */
+export const JudgedSupportSchema = z.object({
+  judge: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number() }),
+  /** Units considered (judged or not): the judge reads at most this many per question. */
+  units_total: z.number().int().nonnegative(),
+  units: z.array(
+    z.object({
+      label: LabelSchema,
+      kind: z.enum(['sentence', 'item', 'row', 'faq']),
+      start: z.number().int().nonnegative(),
+      end: z.number().int().nonnegative(),
+      text: z.string(),
+      /** P(answers); null for a unit a hard check excluded before judging. */
+      score: z.number().nullable(),
+      /** Why no score could make it an answer (it is about another site than the one asked). */
+      excluded: z.string().optional(),
+    }),
+  ),
+});
+
+/** The lexical support decision of traces stored before the judge (read, never written). */
+export const LexicalSupportSchema = z.object({ focus: z.array(z.string()), unnamed: z.array(z.string()), min_coverage: z.number() });
 
 export const SentenceSchema = z.object({
   text: z.string(),
@@ -112,11 +141,8 @@ export const TraceSchema = z.looseObject({
   config: TraceConfigSchema,
   /** Why the pipeline decided as it did (scope rule, support score, clarification), for operators. */
   detail: z.string().nullable(),
-  /** The support decision's reading of the question: what it asks about, which topics no offered passage names, and the threshold applied. */
-  support_decision: z
-    .object({ focus: z.array(z.string()), unnamed: z.array(z.string()), min_coverage: z.number() })
-    .nullable()
-    .optional(),
+  /** The support decision: the judge's model, hash and threshold and its score per unit, or (traces stored before the judge) the lexical reading. */
+  support_decision: z.union([JudgedSupportSchema, LexicalSupportSchema]).nullable().optional(),
   /** Scope routing: the safety floor's phrase or the classifier's scores, its model, hash and thresholds (absent in traces stored before it was recorded). */
   scope_decision: ScopeDecisionSchema
     .optional(),

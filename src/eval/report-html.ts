@@ -88,10 +88,15 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
     .join('')}</tbody></table>`;
 }
 
-/** The best focus coverage among a trace's offered passages: the score the support decision answers or abstains on. */
-const bestCoverage = (t: Trace): number | null => {
-  const scores = t.retrieved.flatMap((r) => (r.offered && r.coverage !== undefined ? [r.coverage] : []));
+/** The support judge's best score among a trace's offered passages: the score it answers or abstains on. */
+const bestJudged = (t: Trace): number | null => {
+  const scores = t.retrieved.flatMap((r) => (r.offered && r.judged !== undefined ? [r.judged] : []));
   return scores.length === 0 ? null : Math.max(...scores);
+};
+
+const judgeOf = (t: Trace): { readonly threshold: number } | undefined => {
+  const d = t.support_decision;
+  return d !== null && d !== undefined && 'judge' in d ? d.judge : undefined;
 };
 
 function supportChart(cases: readonly ReportCase[]): string {
@@ -100,7 +105,7 @@ function supportChart(cases: readonly ReportCase[]): string {
     const counts = bins.map(() => 0);
     let unscored = 0;
     for (const c of cases.filter((x) => x.actual === outcome)) {
-      const score = bestCoverage(c.trace);
+      const score = bestJudged(c.trace);
       if (score === null) unscored += 1;
       else {
         const bin = Math.min(9, Math.floor(score * 10));
@@ -111,9 +116,9 @@ function supportChart(cases: readonly ReportCase[]): string {
   };
   const answered = count('answer');
   const abstained = count('abstain');
-  const threshold = cases.map((c) => c.trace.support_decision?.min_coverage).find((x) => x !== undefined);
+  const threshold = cases.map((c) => judgeOf(c.trace)?.threshold).find((x) => x !== undefined);
   const chart = histogram(
-    'cases by best focus coverage among offered passages',
+    "cases by the support judge's best score among offered passages",
     bins,
     [
       { name: 'answered', color: '#2f6f9f', counts: answered.counts },

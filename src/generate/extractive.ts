@@ -1,35 +1,40 @@
-import { addresses, MIN_COVERAGE } from '../cite/index.js';
+import { answers } from '../cite/index.js';
+import { splitSentences } from '../text/index.js';
 import type { Draft, GenerateRequest, Generator } from './generator.js';
 
 export interface ExtractiveOptions {
-  /** A further sentence joins the answer when it reaches this share of the best sentence's coverage. */
-  readonly companionRatio: number;
+  /** A further unit of the same passage joins the answer when the judge also says it answers. */
   readonly maxSentences: number;
 }
 
-export const DEFAULT_EXTRACTIVE: ExtractiveOptions = { companionRatio: 0.8, maxSentences: 2 };
+export const DEFAULT_EXTRACTIVE: ExtractiveOptions = { maxSentences: 2 };
 
 /**
- * The default generator: no network, no model. It answers only with sentences copied verbatim
- * from the labeled passages, each closed by its label, chosen among those that address the
- * question (the support decision's own test). When none does, it abstains instead of guessing.
+ * The default generator: no network, no model of its own. It answers only with units copied from
+ * the labeled passages (a sentence, a list item with its lead-in, a table row with its headers),
+ * each closed by its label, chosen among those the support judge says answer the question; a
+ * second unit only from the same passage. When none answers, it abstains instead of guessing.
  */
 export function createExtractiveGenerator(options: ExtractiveOptions = DEFAULT_EXTRACTIVE): Generator {
   return {
-    id: `extractive(minCoverage=${MIN_COVERAGE},companion=${options.companionRatio},max=${options.maxSentences})`,
+    id: `extractive(judged units, max=${options.maxSentences})`,
     promptVersion: 'none',
     generate(request: GenerateRequest): Promise<Draft> {
       const decision = request.support;
-      const usable = decision.unnamed.length > 0 ? [] : decision.scored.filter(addresses);
+      const offered = new Set(request.passages.map((p) => p.label));
+      const usable = decision.units.filter((u) => offered.has(u.label) && answers(decision, u));
       const best = usable[0];
       if (best === undefined) {
-        return Promise.resolve({ kind: 'abstain', reason: 'NO_SUPPORT', detail: `no sentence addresses the question (best coverage ${(decision.scored[0]?.coverage ?? 0).toFixed(2)})` });
+        const top = decision.units.find((u) => offered.has(u.label))?.score ?? 0;
+        return Promise.resolve({ kind: 'abstain', reason: 'NO_SUPPORT', detail: `no unit answers the question (best judge score ${top.toFixed(2)} < ${decision.judge.threshold})` });
       }
       const chosen = usable
-        .filter((s) => s === best || s.coverage >= best.coverage * options.companionRatio)
-        .filter((s, i, all) => all.findIndex((o) => o.text === s.text) === i)
-        .slice(0, options.maxSentences);
-      return Promise.resolve({ kind: 'answer', text: chosen.map((s) => `${s.text} [${s.label}]`).join(' ') });
+        .filter((u) => u.label === best.label)
+        .filter((u, i, all) => all.findIndex((o) => o.text === u.text) === i)
+        .slice(0, options.maxSentences)
+        .sort((a, b) => a.start - b.start);
+      // Every sentence carries its label (an FAQ unit is a question and its answer).
+      return Promise.resolve({ kind: 'answer', text: chosen.flatMap((u) => splitSentences(u.text).map((s) => `${s} [${u.label}]`)).join(' ') });
     },
   };
 }

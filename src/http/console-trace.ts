@@ -1,6 +1,6 @@
 import { SUPPORT_THRESHOLD } from '../cite/index.js';
 import type { RevisionId, RevisionMeta, SourceId, Trace } from '../domain/index.js';
-import { analysisTerms, contentTerms } from '../text/index.js';
+import { contentTerms } from '../text/index.js';
 import { esc, table, td } from './html.js';
 
 const short = (revision: string): string => `${revision.slice(0, 19)}…`;
@@ -57,18 +57,20 @@ function supportSection(t: Trace): string {
   if (t.outcome === 'out_of_scope' && t.retrieved.length === 0) return '<p>Not reached: the question was routed before retrieval.</p>';
   if (d === undefined) return '<p>Not recorded (this trace was stored before support decisions were traced).</p>';
   if (d === null) return '<p>No support decision: nothing was offered to decide on.</p>';
-  const offered = t.retrieved.filter((r) => r.offered);
-  const rows = offered.map((r) => [
-    td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
-    td(esc(r.source_id)),
-    td(r.coverage === undefined ? '-' : fixed(r.coverage)),
-    td(fixed(d.min_coverage, 2)),
-    r.coverage === undefined ? td('not scored') : r.coverage >= d.min_coverage ? td('states enough of the focus', 'ok') : td('below the threshold'),
+  if (!('judge' in d)) {
+    return `<p>Lexical support decision (stored before the judge): focus ${d.focus.map((f) => `<code>${esc(f)}</code>`).join(' ')}, threshold ${fixed(d.min_coverage, 2)}.</p>`;
+  }
+  const offered = new Set(t.retrieved.filter((r) => r.offered).map((r) => r.label));
+  const rows = d.units.map((u) => [
+    td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(u.label)}">${esc(u.label)}</a>${offered.has(u.label) ? '' : ' <small>(not offered)</small>'}`),
+    td(esc(u.kind)),
+    td(esc(u.text)),
+    td(`${u.start}–${u.end}`),
+    td(u.score === null ? '-' : fixed(u.score)),
+    u.excluded !== undefined ? td(`excluded: ${esc(u.excluded)}`) : u.score !== null && u.score >= d.judge.threshold ? td('answers', 'ok') : td('does not answer'),
   ]);
-  return `<p>Focus of the question: ${d.focus.length === 0 ? 'none found' : d.focus.map((f) => `<code>${esc(f)}</code>`).join(' ')} <small>(@ a concept, # an asked detail)</small>.</p>
-<p>Topics no offered passage names: ${d.unnamed.length === 0 ? 'none' : d.unnamed.map((u) => `<strong class="fail">${esc(u)}</strong>`).join(', ')}.</p>
-<p>Checker: idf-weighted focus coverage (lexical, no model), threshold ${fixed(d.min_coverage, 2)}; a passage must also state every asked detail.</p>
-${table(['label', 'source', 'coverage', 'threshold', 'decision'], rows)}`;
+  return `<p>Judge: <code>${esc(d.judge.model)}</code> sha256 <code>${esc(d.judge.sha256.slice(0, 16))}…</code>, threshold ${fixed(d.judge.threshold, 2)}; it read ${d.units.length} of ${d.units_total} units of the retrieved passages.</p>
+${table(['label', 'unit', 'text', 'span', 'score', 'decision'], rows)}`;
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
@@ -88,7 +90,7 @@ function markShared(text: string, terms: ReadonlySet<string>): string {
 
 /** The sentence's words no cited passage text contains (titles and headings, which the check also reads, not counted). */
 function notFound(sentence: string, cited: readonly Retrieved[]): string[] {
-  const available = new Set(cited.flatMap((r) => [...contentTerms(r.text), ...analysisTerms(r.text)]));
+  const available = new Set(cited.flatMap((r) => contentTerms(r.text)));
   const plain = sentence.replace(/\[S\d+\]/gu, '');
   return [...new Set([...plain.matchAll(WORD)].map((m) => m[0]).filter((w) => {
     const term = contentTerms(w)[0];
@@ -127,14 +129,14 @@ ${table(['#', 'sentence', 'cites', 'support', 'threshold', 'decision'], rows)}`;
 export function evidencePath(t: Trace, verified: { ok: boolean; problems: readonly string[] } | null, now: RevisionsNow | null): string {
   const cited = new Set(t.citations.map((c) => c.label));
   const candidates = table(
-    ['label', 'rank', 'score', 'vector', 'BM25', 'coverage', 'source', 'version', 'revision', 'span', 'status', 'revision now'],
+    ['label', 'rank', 'score', 'vector', 'BM25', 'support', 'source', 'version', 'revision', 'span', 'status', 'revision now'],
     t.retrieved.map((r) => [
       td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
       td(String(r.rank)),
       td(r.score.toFixed(4)),
       td(r.components.vector ? `${r.components.vector.score.toFixed(3)} (#${r.components.vector.rank})` : '-'),
       td(r.components.fts ? `${r.components.fts.score.toFixed(2)} (#${r.components.fts.rank})` : '-'),
-      td(r.coverage === undefined ? '-' : fixed(r.coverage)),
+      td(r.judged !== undefined ? fixed(r.judged) : r.coverage !== undefined ? `${fixed(r.coverage)} (lexical)` : '-'),
       td(esc(r.source_id)),
       td(esc(r.version ?? '-')),
       td(`<a href="${revisionHref(r.revision)}"><code>${esc(short(r.revision))}</code></a>`),

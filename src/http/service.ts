@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { KeyStore } from '../auth/index.js';
 import type { Config } from '../config/index.js';
 import type { Embedder } from '../embed/index.js';
-import { createTelemetry, loadShippedClassifier, openRuntime, type Runtime } from '../main.js';
+import { createTelemetry, loadSharedModels, openRuntime, type Runtime } from '../main.js';
 import type { AdmissionLimits } from './admission.js';
 import { buildApp } from './app.js';
 import type { ServiceContext } from './context.js';
@@ -39,8 +39,8 @@ export async function createService(options: {
   // One telemetry for the service's life, shared by the runtimes it swaps in, flushed on close.
   const telemetry = await createTelemetry(options.config);
   // Loaded once: a new index commit swaps the runtime, not the models.
-  const classifier = await loadShippedClassifier(options.config);
-  const open = (): Promise<Runtime> => openRuntime({ config: options.config, embedder: options.embedder, classifier, clock, telemetry });
+  const models = await loadSharedModels(options.config);
+  const open = (): Promise<Runtime> => openRuntime({ config: options.config, embedder: options.embedder, models, clock, telemetry });
   let current = await open();
   let inFlight = 0;
   const retired: Runtime[] = [];

@@ -12,20 +12,13 @@ import {
   type Role,
   type Trace,
 } from '../domain/index.js';
-import { decideSupport, findConflict, MIN_COVERAGE } from '../cite/index.js';
+import { answers, findConflict, judgeSupport, type SupportDecision } from '../cite/index.js';
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
-import {
-  abstentionMessage,
-  clarifyQuestion,
-  entityNameTerms,
-  mentionedEntities,
-  normalizeQuestion,
-  routingMessage,
-} from '../policy/index.js';
+import type { SupportJudge } from '../judge/index.js';
+import { abstentionMessage, clarifyQuestion, mentionedEntities, normalizeQuestion, routingMessage } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
-import { questionFocus } from '../text/index.js';
 import {
   ioContent,
   NOOP_TELEMETRY,
@@ -40,11 +33,14 @@ export interface AssistantDeps {
   readonly assistant: AssistantConfig;
   readonly retriever: Retriever;
   readonly router: ScopeRouter;
+  /** Whether a unit of text answers the question: the support decision. */
+  readonly judge: SupportJudge;
   readonly generator: Generator;
   readonly store: TraceStore;
   readonly embedderId: string;
   readonly indexSnapshot: string;
-  readonly settings: { readonly candidates: number; readonly k: number };
+  /** Passages retrieved, offered to the generator, and units the judge reads at most per question. */
+  readonly settings: { readonly candidates: number; readonly k: number; readonly judgeUnits: number };
   readonly clock: () => Date;
   readonly newId: () => string;
   /** Replaces identifiers with typed placeholders in what is persisted; answering uses the original. */
@@ -85,6 +81,17 @@ interface Decision {
 
 const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope'>, Reason>;
 
+/** The judge's part of the trace: its identity and threshold, every unit it scored, and every unit a hard check excluded. */
+function supportRecord(support: SupportDecision): NonNullable<Trace['support_decision']> {
+  return {
+    judge: { ...support.judge },
+    units_total: support.units.length,
+    units: support.units.flatMap((u) =>
+      u.score === null && u.excluded === null ? [] : [{ label: u.label, kind: u.kind, start: u.start, end: u.end, text: u.text, score: u.score, ...(u.excluded === null ? {} : { excluded: u.excluded }) }],
+    ),
+  };
+}
+
 function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k: number): Trace['retrieved'] {
   return labeled.map((p, i) => {
     const hit = hits[i];
@@ -111,7 +118,6 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
  * generate from labeled passages -> validate -> redact -> persist the trace -> answer or abstain.
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
-  const entityNames = entityNameTerms(deps.assistant);
   const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = [], generation: Trace['generation'] = null): Decision => ({
     outcome: 'abstain',
     reason,
@@ -187,25 +193,30 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const offered = labeled.slice(0, deps.settings.k);
         if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
 
-        // Support gate: which offered passages state any of what was asked (a score is relevance, never proof).
-        const focus = questionFocus(analysis, entityNames);
-        const support = decideSupport(focus, offered);
-        const { scored, addressing, unnamed } = support;
-        supportDecision = { focus: [...support.focus.terms], unnamed: [...unnamed], min_coverage: MIN_COVERAGE };
+        // Support gate: which units of the candidates answer what was asked (a retrieval score is relevance, never proof).
+        // All candidates are judged, not only the k offered: a Harbor rule ranked sixth still means an Eastside-only
+        // answer would be a guess (clarification below); only offered passages may be cited.
+        const support = await root.child('judge', 'RERANKER', async (span) => {
+          const judged = await judgeSupport({ judge: deps.judge, question: analysis, passages: labeled, maxUnits: deps.settings.judgeUnits, assistant: deps.assistant, mentioned });
+          span.set({
+            'citetrace.judge.model': judged.judge.model,
+            'citetrace.judge.threshold': judged.judge.threshold,
+            'citetrace.judge.units': judged.units.filter((u) => u.score !== null).length,
+            'citetrace.judge.answering': judged.addressing.size,
+          });
+          return judged;
+        });
+        supportDecision = supportRecord(support);
         const best = new Map<string, number>();
-        for (const s of scored) best.set(s.label, Math.max(best.get(s.label) ?? 0, s.coverage));
-        retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, coverage: best.get(r.label) ?? 0 } : r));
-        if (unnamed.length > 0) return abstain('NO_SUPPORT', `no offered passage names what was asked about: ${unnamed.join(', ')}`);
-        if (addressing.size === 0) {
-          return abstain('NO_SUPPORT', `no offered passage addresses the question (best coverage ${(scored[0]?.coverage ?? 0).toFixed(2)})`);
+        for (const u of support.units) if (u.score !== null && !best.has(u.label)) best.set(u.label, u.score);
+        retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, judged: best.get(r.label) ?? 0 } : r));
+        const offeredLabels = new Set(offered.map((p) => p.label));
+        if (![...support.addressing].some((label) => offeredLabels.has(label))) {
+          const top = Math.max(0, ...offered.map((p) => best.get(p.label) ?? 0));
+          return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top.toFixed(2)} < ${support.judge.threshold})`);
         }
-        // Whether the answer depends on a clinic is read over every candidate retrieved, not only the k offered:
-        // a Harbor rule ranked sixth still means an Eastside-only answer would be a guess.
-        const wide = labeled.length > offered.length ? decideSupport(focus, labeled) : support;
-        const coverageOf = new Map<string, number>();
-        for (const s of wide.scored) if (!coverageOf.has(s.label)) coverageOf.set(s.label, s.coverage);
         const clarification = clarifyQuestion({
-          candidates: labeled.filter((p) => wide.addressing.has(p.label)).map((p) => ({ tags: p.revision.entities, coverage: coverageOf.get(p.label) ?? 0 })),
+          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ named: u.named, score: u.score ?? 0 })),
           mentioned,
           assistant: deps.assistant,
         });

@@ -1,4 +1,4 @@
-import type { AssistantConfig, EntityMentions, EntityTags } from '../domain/index.js';
+import type { AssistantConfig, EntityMentions } from '../domain/index.js';
 import { entityLabel } from './entities.js';
 
 export interface Clarification {
@@ -8,28 +8,30 @@ export interface Clarification {
 }
 
 export interface ClarifyCandidate {
-  readonly tags: EntityTags;
-  /** How well the passage addresses the question (its best sentence's coverage). */
-  readonly coverage: number;
+  /** Entity values the answering text names or its revision is tagged with, per type. */
+  readonly named: EntityMentions;
+  /** How surely the passage answers the question (the judge's best score among its units). */
+  readonly score: number;
 }
 
 /**
- * Ask one focused question when the passages that would answer come from different values of an
- * entity type the question does not name (Harbor vs Eastside), so the answer would depend on a
- * guess. Candidates are the passages that address the question; the one addressing it best must
- * itself be entity-specific: a system-wide passage on top answers for every clinic.
+ * Ask one focused question when the texts that would answer are about different values of an
+ * entity type the question does not name (Harbor vs Eastside: two tagged pages, or two rows of one
+ * table), so the answer would depend on a guess. Candidates are the units that answer the
+ * question; the best must itself be about exactly one value: a system-wide rule, or one that names
+ * every site, answers for all of them.
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly ClarifyCandidate[];
   readonly mentioned: EntityMentions;
   readonly assistant: AssistantConfig;
 }): Clarification | null {
-  const ranked = [...options.candidates].sort((a, b) => b.coverage - a.coverage);
+  const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
   const top = ranked[0];
   if (top === undefined) return null;
   for (const type of Object.keys(options.assistant.entities)) {
-    if ((options.mentioned[type]?.length ?? 0) > 0 || top.tags[type] === undefined) continue;
-    const all = [...new Set(ranked.map((c) => c.tags[type]).filter((v): v is string => v !== undefined))];
+    if ((options.mentioned[type]?.length ?? 0) > 0 || top.named[type]?.length !== 1) continue;
+    const all = [...new Set(ranked.flatMap((c) => c.named[type] ?? []))];
     if (all.length < 2) continue;
     const labels = all.map((value) => entityLabel(options.assistant, type, value));
     const list = labels.length === 2 ? labels.join(' or ') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1) ?? ''}`;

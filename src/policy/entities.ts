@@ -1,5 +1,4 @@
 import type { AssistantConfig, EntityMentions } from '../domain/index.js';
-import { analysisTerms } from '../text/index.js';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
@@ -24,8 +23,3 @@ export function entityLabel(assistant: AssistantConfig, type: string, value: str
   return assistant.entities[type]?.[value]?.[0] ?? value;
 }
 
-/** The words of every entity name, entity type and the organization ("harbor", "clinic", "maple"): what narrows a question, never what it asks about. */
-export function entityNameTerms(assistant: AssistantConfig): ReadonlySet<string> {
-  const names = Object.entries(assistant.entities).flatMap(([type, values]) => [type, ...Object.entries(values).flatMap(([value, aliases]) => [value, ...aliases])]);
-  return new Set(analysisTerms([assistant.organization, ...names].join(' ')));
-}

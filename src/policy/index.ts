@@ -1,4 +1,4 @@
 export { normalizeQuestion, MAX_QUESTION_CHARS, type NormalizedQuestion } from './normalize.js';
-export { entityLabel, entityNameTerms, mentionedEntities } from './entities.js';
+export { entityLabel, mentionedEntities } from './entities.js';
 export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, isInstruction, routingMessage } from './messages.js';

@@ -1,5 +1,5 @@
 /** OpenInference span kinds (`openinference.span.kind`) citetrace emits. */
-export type SpanKind = 'CHAIN' | 'RETRIEVER' | 'LLM' | 'GUARDRAIL';
+export type SpanKind = 'CHAIN' | 'RETRIEVER' | 'RERANKER' | 'LLM' | 'GUARDRAIL';
 
 /** Span attributes; null and undefined values are left out. */
 export type SpanAttributes = Readonly<Record<string, string | number | boolean | null | undefined>>;

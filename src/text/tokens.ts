@@ -1,7 +1,5 @@
-import { conceptualize } from './concepts.js';
-
 /**
- * Content-word analysis shared by the extractive generator and the support checker:
+ * Content-word analysis shared by the support check of generated sentences and the judge's unit preselection:
  * lower-case word tokens, stop words removed, a light suffix stemmer (enough to relate
  * "rescheduling" to "reschedule" and "draws" to "draw"; not a linguistic stemmer).
  */
@@ -66,9 +64,3 @@ export function contentTerms(text: string): string[] {
     .map(stem);
 }
 
-
-/** Content words and appointment concepts of a text: what support and coverage compare. */
-export function analysisTerms(text: string): string[] {
-  const { rest, concepts } = conceptualize(text);
-  return [...contentTerms(rest), ...concepts];
-}

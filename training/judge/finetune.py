@@ -77,7 +77,12 @@ def main():
     sv = scores(split["validation"])
     candidates = [t / 100 for t in range(5, 100)]
     ok = [t for t in candidates if pr(split["validation"], sv, t)["tp"] > 0 and pr(split["validation"], sv, t)["precision"] >= args.min_precision]
-    threshold = max(ok, key=lambda t: (pr(split["validation"], sv, t)["recall"], -t)) if ok else 0.5
+    # Highest recall at the wanted precision; when no threshold reaches it, the best F0.5 (precision
+    # weighs twice: an unsupported answer costs more than an abstention).
+    def f_half(t):
+        m = pr(split["validation"], sv, t)
+        return 1.25 * m["precision"] * m["recall"] / (0.25 * m["precision"] + m["recall"]) if m["tp"] else 0.0
+    threshold = max(ok, key=lambda t: (pr(split["validation"], sv, t)["recall"], -t)) if ok else max(candidates, key=lambda t: (f_half(t), t))
     print(f"threshold {threshold} (validation: {pr(split['validation'], sv, threshold)})")
 
     sh = scores(split["heldout"])

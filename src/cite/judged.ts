@@ -1,0 +1,117 @@
+import type { AssistantConfig, EntityMentions, LabeledPassage } from '../domain/index.js';
+import type { SupportJudge } from '../judge/index.js';
+import { mentionedEntities } from '../policy/index.js';
+import { contentTerms, withinOneEdit } from '../text/index.js';
+import { judgeText, passageUnits, type Unit } from './units.js';
+
+/** A unit of a candidate passage and what the judge made of it. */
+export interface JudgedUnit extends Unit {
+  readonly label: string;
+  /** Rank of its passage among the candidates (0 = best retrieved). */
+  readonly rank: number;
+  /** Entity values (sites, services, ...) the unit names, under its title and headings, or its revision is tagged with. */
+  readonly named: EntityMentions;
+  /** Why the unit cannot answer whatever the judge says (it is about another site than the one asked); not judged then. */
+  readonly excluded: string | null;
+  /** P(answers) from the judge; null when the unit was not judged (excluded, or beyond the judge's budget). */
+  readonly score: number | null;
+}
+
+/** The support decision over the candidate passages; its figures go into the trace. */
+export interface SupportDecision {
+  readonly judge: { readonly model: string; readonly sha256: string; readonly threshold: number };
+  /** Every unit of the candidate passages: judged first, best score first, then the rest in reading order. */
+  readonly units: readonly JudgedUnit[];
+  /** Labels of passages holding a unit that answers the question. */
+  readonly addressing: ReadonlySet<string>;
+}
+
+/** A unit answers when the judge scored it at or above its calibrated threshold; a score is never proof of more. */
+export const answers = (decision: Pick<SupportDecision, 'judge'>, unit: JudgedUnit): boolean =>
+  unit.excluded === null && unit.score !== null && unit.score >= decision.judge.threshold;
+
+/** The values a unit names or is tagged with, per entity type. */
+function namedBy(text: string, tags: LabeledPassage['revision']['entities'], assistant: AssistantConfig): EntityMentions {
+  const named: Record<string, string[]> = Object.fromEntries(Object.entries(mentionedEntities(text.toLowerCase(), assistant)).map(([t, v]) => [t, [...v]]));
+  for (const [type, value] of Object.entries(tags)) if (!(named[type] ??= []).includes(value)) named[type].push(value);
+  return named;
+}
+
+/**
+ * A hard check that needs no model: a unit about another value of an entity type the question
+ * names (Eastside's parking, asked about Harbor's) does not answer it, however alike they read.
+ */
+function exclusion(named: EntityMentions, asked: EntityMentions, assistant: AssistantConfig): string | null {
+  for (const [type, values] of Object.entries(asked)) {
+    const about = named[type] ?? [];
+    if (values.length > 0 && about.length > 0 && !about.some((v) => values.includes(v))) {
+      return `about ${type} ${about.map((v) => assistant.entities[type]?.[v]?.[0] ?? v).join(', ')}; asked about ${values.map((v) => assistant.entities[type]?.[v]?.[0] ?? v).join(', ')}`;
+    }
+  }
+  return null;
+}
+
+/** Units of passages seen question after question are drawn once (parsing the Markdown tree is most of their cost). */
+const unitCache = new Map<string, readonly Unit[]>();
+const MAX_CACHED_PASSAGES = 20_000;
+
+function unitsOf(p: LabeledPassage): readonly Unit[] {
+  const cached = unitCache.get(p.passage.chunkId);
+  if (cached !== undefined) return cached;
+  const units = passageUnits(p.passage);
+  if (unitCache.size >= MAX_CACHED_PASSAGES) unitCache.delete(unitCache.keys().next().value ?? '');
+  unitCache.set(p.passage.chunkId, units);
+  return units;
+}
+
+/**
+ * Which units the judge reads when the candidates hold more than it can read in budget: those
+ * sharing most of the question's words (stemmed; a typo counts), then the better-ranked passage.
+ * A paraphrase that shares no word still reaches the judge when its passage has few units.
+ */
+function preselect(question: string, candidates: readonly { readonly text: string; readonly rank: number }[], max: number): ReadonlySet<number> {
+  if (candidates.length <= max) return new Set(candidates.map((_, i) => i));
+  const asked = [...new Set(contentTerms(question))];
+  const overlap = candidates.map((c) => {
+    const terms = new Set(contentTerms(c.text));
+    return asked.filter((t) => terms.has(t) || (t.length >= 4 && [...terms].some((u) => withinOneEdit(t, u)))).length;
+  });
+  const order = candidates.map((_, i) => i).sort((a, b) => (overlap[b] ?? 0) - (overlap[a] ?? 0) || (candidates[a]?.rank ?? 0) - (candidates[b]?.rank ?? 0) || a - b);
+  return new Set(order.slice(0, max));
+}
+
+/**
+ * Ask the judge which units of the candidate passages answer the question: each unit read under
+ * its page title and headings (as the judge was trained), at most `maxUnits` of them per question,
+ * none about another site (or other entity) than the question names.
+ */
+export async function judgeSupport(options: {
+  readonly judge: SupportJudge;
+  readonly question: string;
+  readonly passages: readonly LabeledPassage[];
+  readonly maxUnits: number;
+  readonly assistant: AssistantConfig;
+  /** Entity values the question names. */
+  readonly mentioned: EntityMentions;
+}): Promise<SupportDecision> {
+  const { judge, question, assistant } = options;
+  const candidates = options.passages.flatMap((p, rank) =>
+    unitsOf(p).map((unit) => {
+      const text = judgeText(p.revision.title, p.passage.headings, unit);
+      const named = namedBy(text, p.revision.entities, assistant);
+      return { unit, label: p.label, rank, text, named, excluded: exclusion(named, options.mentioned, assistant) };
+    }),
+  );
+  const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));
+  const chosen = preselect(question, eligible.map((i) => candidates[i] as (typeof candidates)[number]), options.maxUnits);
+  const judgedIndexes = eligible.filter((_, j) => chosen.has(j));
+  const scores = await judge.score(question, judgedIndexes.map((i) => candidates[i]?.text ?? ''));
+  const scoreOf = new Map(judgedIndexes.map((i, j) => [i, scores[j] ?? 0]));
+  const units: JudgedUnit[] = candidates.map((c, i) => ({ ...c.unit, label: c.label, rank: c.rank, named: c.named, excluded: c.excluded, score: scoreOf.get(i) ?? null }));
+  const ordered = units
+    .map((u, i) => ({ u, i }))
+    .sort((a, b) => (b.u.score ?? -1) - (a.u.score ?? -1) || a.i - b.i)
+    .map(({ u }) => u);
+  const decision = { judge: { model: judge.modelId, sha256: judge.sha256, threshold: judge.threshold } };
+  return { ...decision, units: ordered, addressing: new Set(ordered.filter((u) => answers(decision, u)).map((u) => u.label)) };
+}

@@ -1,0 +1,143 @@
+import type { List, ListItem, Node, Paragraph, Root, RootContent, Table } from 'mdast';
+import { toString } from 'mdast-util-to-string';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import type { Passage } from '../domain/index.js';
+import { isInstruction } from '../policy/index.js';
+
+/**
+ * What one statement of a policy page is, read from its Markdown tree: a sentence of a paragraph,
+ * a list item with its lead-in, a table row with its header cells, an FAQ question with its answer.
+ */
+export type UnitKind = 'sentence' | 'item' | 'row' | 'faq';
+
+/** The smallest text that can answer a question on its own: what the judge reads and an extract quotes. */
+export interface Unit {
+  readonly kind: UnitKind;
+  /** Plain text: the sentence; "lead-in: item"; "Header: cell; Header: cell"; "Question? Answer". */
+  readonly text: string;
+  /** The unit's own span [start, end) in the revision body (the row, the item, the sentence, the FAQ answer). */
+  readonly start: number;
+  readonly end: number;
+}
+
+/** GitHub-flavoured Markdown: tables are rows with header cells, not paragraphs of pipes. */
+const parser = unified().use(remarkParse).use(remarkGfm);
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+const plain = (markdown: string): string => toString(parser.parse(markdown)).replace(/\s+/gu, ' ').trim();
+const squash = (text: string): string => text.replace(/\s+/gu, ' ').trim();
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+const spanOf = (node: Node): Span => ({
+  start: node.position?.start.offset ?? 0,
+  end: node.position?.end.offset ?? 0,
+});
+
+/** The sentences of a paragraph with their offsets in `source`, each as plain text. */
+function sentencesOf(source: string, node: Paragraph): { text: string; start: number; end: number }[] {
+  const { start, end } = spanOf(node);
+  const raw = source.slice(start, end);
+  const out: { text: string; start: number; end: number }[] = [];
+  for (const seg of segmenter.segment(raw)) {
+    const trimmed = seg.segment.trimEnd();
+    const text = plain(trimmed);
+    if (text === '') continue;
+    const lead = trimmed.length - trimmed.trimStart().length;
+    out.push({ text, start: start + seg.index + lead, end: start + seg.index + trimmed.length });
+  }
+  return out;
+}
+
+/** A lead-in is the last sentence of the paragraph just before a list, when it ends with a colon. */
+function leadInOf(source: string, previous: RootContent | undefined): string | null {
+  if (previous?.type !== 'paragraph') return null;
+  const last = sentencesOf(source, previous).at(-1)?.text ?? '';
+  return last.endsWith(':') ? last : null;
+}
+
+function itemUnits(source: string, list: List, leadIn: string | null): Unit[] {
+  return list.children.flatMap((item: ListItem) => {
+    const [first, ...rest] = item.children;
+    const own = first?.type === 'paragraph' ? plain(source.slice(spanOf(first).start, spanOf(first).end)) : '';
+    const span = first === undefined ? spanOf(item) : spanOf(first);
+    const units: Unit[] = own === '' ? [] : [{ kind: 'item', text: leadIn === null ? own : `${leadIn} ${own}`, start: span.start, end: span.end }];
+    // A nested list reads its parent item as lead-in when that item ends with a colon.
+    const nestedLead = own.endsWith(':') ? own : null;
+    return [...units, ...rest.flatMap((child) => (child.type === 'list' ? itemUnits(source, child, nestedLead) : blockUnits(source, [child])))];
+  });
+}
+
+function rowUnits(table: Table): Unit[] {
+  const [header, ...rows] = table.children;
+  const names = header?.children.map((c) => squash(toString(c))) ?? [];
+  return rows.map((row) => {
+    const cells = row.children.map((c, i) => `${names[i] ?? ''}: ${squash(toString(c))}`.replace(/^: /u, ''));
+    return { kind: 'row', text: cells.join('; '), ...spanOf(row) };
+  });
+}
+
+function blockUnits(source: string, nodes: readonly RootContent[]): Unit[] {
+  // Headings are context, not claims; code, HTML and definitions state nothing a patient is told.
+  return nodes.flatMap((node, i): Unit[] => {
+    if (node.type === 'paragraph') {
+      const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
+      // A lead-in ("You may cancel without a fee if:") is read with each item of its list, not alone.
+      return nodes[i + 1]?.type === 'list' && leadInOf(source, node) !== null ? sentences.slice(0, -1) : sentences;
+    }
+    if (node.type === 'list') return itemUnits(source, node, leadInOf(source, nodes[i - 1]));
+    if (node.type === 'table') return rowUnits(node);
+    if (node.type === 'blockquote') return blockUnits(source, node.children);
+    return [];
+  });
+}
+
+/** An FAQ answer as one text: its paragraphs whole, its list items without lead-ins, its table rows. */
+function answerTexts(source: string, nodes: readonly RootContent[]): string[] {
+  return nodes
+    .flatMap((node): string[] => {
+      if (node.type === 'paragraph') return [plain(source.slice(spanOf(node).start, spanOf(node).end))];
+      if (node.type === 'list') return node.children.flatMap((item) => answerTexts(source, item.children));
+      if (node.type === 'table') return rowUnits(node).map((u) => u.text);
+      if (node.type === 'blockquote') return answerTexts(source, node.children);
+      return [];
+    })
+    .filter((t) => t !== '' && !isInstruction(t));
+}
+
+/**
+ * A short FAQ answer is one unit with its question ("Can I book online? No. New patients call."):
+ * its statements need the question to mean anything. A long one (a table, several rules) is read
+ * statement by statement, each under the question as a heading, so no unit outgrows what the judge reads.
+ */
+const MAX_FAQ_UNITS = 3;
+const MAX_FAQ_CHARS = 400;
+
+const isFaqQuestion = (heading: string | undefined): heading is string => heading !== undefined && heading.trimEnd().endsWith('?');
+
+/**
+ * The units of a passage, with spans in its revision's body. Under a heading that is a question
+ * (an FAQ entry) a short answer forms one unit with its question.
+ * Lines addressed to an assistant (injected instructions) are never units.
+ */
+export function passageUnits(passage: Pick<Passage, 'text' | 'start' | 'end' | 'headings'>): Unit[] {
+  const tree: Root = parser.parse(passage.text);
+  const units = blockUnits(passage.text, tree.children)
+    .filter((u) => !isInstruction(u.text))
+    .map((u) => ({ ...u, start: passage.start + u.start, end: passage.start + u.end }));
+  const question = passage.headings.at(-1);
+  if (!isFaqQuestion(question) || units.length === 0 || units.length > MAX_FAQ_UNITS) return units;
+  const text = `${squash(question)} ${answerTexts(passage.text, tree.children).join(' ')}`;
+  return text.length > MAX_FAQ_CHARS ? units : [{ kind: 'faq', text, start: units[0]?.start ?? passage.start, end: units.at(-1)?.end ?? passage.end }];
+}
+
+/** What the judge reads for a unit: the page title and the headings above it (an FAQ question is in the unit itself), then the unit. */
+export function judgeText(title: string, headings: readonly string[], unit: Pick<Unit, 'kind' | 'text'>): string {
+  const context = [title, ...(unit.kind === 'faq' ? headings.slice(0, -1) : headings)].map(squash).filter((h, i, all) => h !== '' && all.findIndex((o) => o.toLowerCase() === h.toLowerCase()) === i);
+  return `${context.join(' — ')}: ${unit.text}`;
+}

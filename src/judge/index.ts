@@ -1,0 +1,1 @@
+export { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge.js';

@@ -1,0 +1,1 @@
+export { loadPinnedClassifier, ModelManifestSchema, type PinnedClassifier, type PinnedModelFolder } from './pinned.js';

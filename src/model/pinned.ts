@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { BertTokenizer } from '@huggingface/transformers';
+import * as ort from 'onnxruntime-node';
+import { z } from 'zod';
+import { CitetraceError, wrapError } from '../domain/index.js';
+
+/**
+ * A model shipped in the repository: a folder with an int8 ONNX sequence classifier, its tokenizer,
+ * and a manifest that holds the sha256 of every other file; the code pins the manifest's own hash.
+ * A missing or altered file stops start-up with one line naming it and the expected hash; nothing
+ * falls back.
+ */
+export interface PinnedModelFolder {
+  readonly dir: string;
+  readonly manifestSha256: string;
+}
+
+/** What every shipped model's manifest states; each model adds its own fields (classes, thresholds). */
+export const ModelManifestSchema = z.object({
+  model_id: z.string().min(1),
+  max_length: z.number().int().positive(),
+  files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/u)),
+});
+
+export interface PinnedClassifier<M> {
+  readonly manifest: M;
+  /** sha256 of the manifest, which pins everything else. */
+  readonly sha256: string;
+  /**
+   * Class probabilities (softmax over the logits) for each input: a text, or a text pair read
+   * as one BERT sequence pair (`[CLS] text [SEP] pair [SEP]`, the pair cut to fit max_length).
+   */
+  probabilities(texts: readonly string[], pairs?: readonly string[]): Promise<number[][]>;
+}
+
+const MODEL_FILE = 'model_quantized.onnx';
+const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
+const SEP = 102n;
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+function readPinned(what: string, file: string, expected: string): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    throw new CitetraceError('MODEL_MISMATCH', `${file}: the ${what} file is missing (expected sha256 ${expected})`);
+  }
+  const actual = sha256(bytes);
+  if (actual !== expected) throw new CitetraceError('MODEL_MISMATCH', `${file}: sha256 ${actual} is not the pinned ${expected}`);
+  return bytes;
+}
+
+function softmax(logits: Float32Array, offset: number, n: number): number[] {
+  const row = Array.from(logits.subarray(offset, offset + n));
+  const max = Math.max(...row);
+  const exps = row.map((l) => Math.exp(l - max));
+  const total = exps.reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / total);
+}
+
+/** Load a model folder, checking the manifest against its pinned hash and every file against the manifest. */
+export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>(options: {
+  readonly folder: PinnedModelFolder;
+  readonly schema: S;
+  /** What the model is, for error lines ("scope classifier"). */
+  readonly what: string;
+  readonly threads?: number;
+}): Promise<PinnedClassifier<z.output<S>>> {
+  const { folder, what } = options;
+  const manifestFile = path.join(folder.dir, 'manifest.json');
+  const manifest = options.schema.parse(JSON.parse(readPinned(what, manifestFile, folder.manifestSha256).toString('utf8')));
+  const pinned = (name: string): Buffer => {
+    const expected = manifest.files[name];
+    if (expected === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
+    return readPinned(what, path.join(folder.dir, name), expected);
+  };
+  const [tokenizerJson, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object);
+  const tokenizer = new BertTokenizer(tokenizerJson, tokenizerConfig);
+  let session: ort.InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(pinned(MODEL_FILE), { intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1 });
+  } catch (error) {
+    throw wrapError('MODEL_UNAVAILABLE', `cannot load the ${what} ${path.join(folder.dir, MODEL_FILE)}`, error);
+  }
+  return {
+    manifest,
+    sha256: folder.manifestSha256,
+    async probabilities(texts, pairs) {
+      if (texts.length === 0) return [];
+      const encoded = tokenizer([...texts], {
+        ...(pairs === undefined ? {} : { text_pair: [...pairs] }),
+        padding: true,
+        truncation: true,
+        max_length: manifest.max_length,
+      });
+      const tensors = Object.fromEntries(
+        (['input_ids', 'attention_mask', 'token_type_ids'] as const).map((name) => [name, encoded[name] as { data: BigInt64Array; dims: number[] }]),
+      ) as Record<'input_ids' | 'attention_mask' | 'token_type_ids', { data: BigInt64Array; dims: number[] }>;
+      if (pairs !== undefined) {
+        // The tokenizer cuts a long pair at the end, [SEP] included; close it again as the training tokenizer did.
+        const [rows = 0, width = 0] = tensors.input_ids.dims;
+        for (let r = 0; r < rows; r += 1) {
+          let last = r * width;
+          for (let c = 0; c < width; c += 1) if (tensors.attention_mask.data[r * width + c] === 1n) last = r * width + c;
+          tensors.input_ids.data[last] = SEP;
+        }
+      }
+      const feeds = Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name, new ort.Tensor('int64', t.data, t.dims)]));
+      const { logits } = await session.run(feeds);
+      const data = logits?.data as Float32Array;
+      const classes = logits?.dims[1] ?? 0;
+      return texts.map((_, i) => softmax(data, i * classes, classes));
+    },
+  };
+}
