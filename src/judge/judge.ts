@@ -24,7 +24,7 @@ const ManifestSchema = ModelManifestSchema.extend({
 /** The shipped judge (int8 ONNX in models/judge); the manifest's hash is pinned here, every other file by the manifest. */
 export const JUDGE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/judge', import.meta.url)),
-  manifestSha256: '62ebce7cf952ec734a3b5f30501733c3b63f3e844d40183da532f6a12db47c12',
+  manifestSha256: 'c9b135b396cd3fa91bc199efb4cfb411be63c944486afb9c7f992f704a6ba97d',
 };
 
 export async function loadSupportJudge(options: PinnedModelFolder & { readonly threads?: number }): Promise<SupportJudge> {

@@ -1,7 +1,7 @@
 """The support judge's data set: (question, unit, label) from training/judge/systems/*/pairs.jsonl,
 each unit read under its page title (contextualize.ts then rewrites it exactly as the product reads
-it), plus pairs that need no labelling: two easy negatives per question (a unit of another system;
-a unit of another page of the same system that no labelled pair ties to the question) and contrast
+it), plus pairs that need no labelling: an easy negative per question (a unit of another page of
+the same system that no labelled pair ties to the question) and contrast
 pairs made from each `answers` pair by editing the question only: another site of the system named
 instead of the one the unit names (related, gen-other-site), another year than the one the unit
 states (related, gen-other-period), and a misspelt copy (answers, gen-typo). Split by system:
@@ -86,12 +86,9 @@ def main():
     for system, question in questions:
         pages = {r["page"] for r in rows if r["system"] == system and r["question"] == question}
         own = [u for u in units_by_system[system] if u[0] not in pages]
-        others = [u for s, us in units_by_system.items() if s != system for u in us]
-        for kind, pool, sys_name in [("other-page", own, system), ("other-system", others, None)]:
-            if not pool:
-                continue
-            page, unit = rng.choice(pool)
-            owner = sys_name or next(s for s, us in units_by_system.items() if (page, unit) in us)
+        if own:
+            kind, owner = "other-page", system
+            page, unit = rng.choice(own)
             title = title_of(SYSTEMS / owner / page)
             extra.append({"system": system, "question": question, "text": f"{title}: {unit}", "label": 0, "kind": kind, "page": page,
                           "page_system": owner, "title": title, "unit": unit})

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Rebuilds the support judge from training/judge/systems: the pairs (build_pairs.py), each unit read
-# exactly as the product reads it (contextualize.ts, through src/cite/units.ts), fine-tuning and
-# int8 export (finetune.py), threshold calibrated on the validation split, metrics printed for the
-# held-out systems. About 10–20 minutes on 2 cores. Writes models/judge by default ($OUT to write
+# Rebuilds the support judge: the pairs of training/judge/systems (build_pairs.py), each unit read
+# exactly as the product reads it, plus same-page negatives (contextualize.ts, through
+# src/cite/units.ts), pairs from the dev-pool evaluation cases (from-cases.ts: the demo corpus's
+# case files for training, the retired blind set Sawtooth River for validation), fine-tuning and
+# int8 export (finetune.py), the threshold calibrated on the validation split, metrics printed for
+# the held-out systems. About 25 minutes on 2 cores. Writes models/judge by default ($OUT to write
 # elsewhere); after a rebuild, pin the new manifest's sha256 in src/judge/judge.ts (JUDGE_MODEL).
 #
 #   bash training/judge/train.sh [finetune.py options]
@@ -10,7 +12,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source training/setup.sh
 out="${OUT:-models/judge}"
-"$python" training/judge/build_pairs.py "$work/judge-pairs.jsonl"
-npx tsx training/judge/contextualize.ts "$work/judge-pairs.jsonl" training/judge/systems
-"$python" training/judge/finetune.py --data "$work/judge-pairs.jsonl" --minilm "$work" --out "$out" "$@"
+pairs="$work/judge-pairs.jsonl"
+"$python" training/judge/build_pairs.py "$pairs"
+npx tsx training/judge/contextualize.ts "$pairs" training/judge/systems
+demo="$work/index-demo"; sawtooth="$work/index-sawtooth"
+rm -rf "$demo" "$sawtooth"
+npx citetrace --data "$demo" --init ingest corpus > /dev/null
+npx citetrace --data "$sawtooth" --init ingest test/fixtures/blind-system-1/corpus > /dev/null
+for cases in corpus/cases.yaml corpus/heldout.yaml corpus/heldout-b.yaml; do
+  npx tsx training/judge/from-cases.ts "$demo" "$cases" dev-demo train "$pairs"
+done
+npx tsx training/judge/from-cases.ts "$sawtooth" test/fixtures/blind-system-1/cases.yaml dev-sawtooth validation "$pairs"
+"$python" training/judge/finetune.py --data "$pairs" --minilm "$work" --out "$out" --epochs 2 --max-length 128 --lr 5e-5 "$@"
 sha256sum "$out/manifest.json"
