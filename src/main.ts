@@ -43,9 +43,15 @@ export async function createScopeRouterFor(assistant: AssistantConfig, config: P
 
 export { isPostgresUrl };
 
-/** SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on open). */
-export function createTraceStore(config: Config): Promise<TraceStore> {
-  return isPostgresUrl(config.traces) ? createPostgresTraceStore({ url: config.traces }) : Promise.resolve(createSqliteTraceStore({ file: config.traces }));
+/**
+ * SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on
+ * open). `readonly` (verification) opens an existing store without migrating or writing.
+ */
+export function createTraceStore(config: Config, options: { readonly readonly?: boolean } = {}): Promise<TraceStore> {
+  const readonly = options.readonly === true;
+  return isPostgresUrl(config.traces)
+    ? createPostgresTraceStore({ url: config.traces, migrate: !readonly })
+    : Promise.resolve(createSqliteTraceStore({ file: config.traces, readonly }));
 }
 
 /** OTLP export when an endpoint is configured (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); otherwise no spans at all. */

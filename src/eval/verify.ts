@@ -1,6 +1,6 @@
 import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
 import { readCommit, type PolicyIndex } from '../index-store/index.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type PurgeRecord, type StoredTrace, type TraceStore } from '../trace/index.js';
 
 export interface TraceVerdict {
   readonly traceId: string;
@@ -16,6 +16,13 @@ export interface VerifyReport {
   readonly failed: readonly TraceVerdict[];
   /** The first trace whose link to its predecessor is broken, if any. */
   readonly firstBrokenLink: { readonly seq: number; readonly traceId: string } | null;
+  /** Findings about the store as a whole: its schema and integrity, its purge records, reads that failed. */
+  readonly store: readonly string[];
+}
+
+/** Every finding, the store's first: empty when everything checked is intact. */
+export function findingsOf(report: VerifyReport): string[] {
+  return [...report.store, ...report.failed.flatMap((f) => f.problems)];
 }
 
 interface VerifyContext {
@@ -88,10 +95,41 @@ function parseJson(body: string): unknown {
   }
 }
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Purges are cross-checked against the purge records: a tombstone must name the time of a
+ * recorded purge and predate its cutoff, and each purge must account for exactly the tombstones
+ * that name it. A tombstone written behind the triggers, or a purge record edited to cover more,
+ * is a finding.
+ */
+function createPurgeLedger(records: readonly PurgeRecord[]): {
+  readonly check: (row: StoredTrace, purgedAt: unknown) => string[];
+  readonly unaccounted: () => string[];
+} {
+  const byTime = new Map(records.map((r) => [r.purgedAt, r]));
+  const seen = new Map<number, number>();
+  return {
+    check(row, purgedAt) {
+      const record = typeof purgedAt === 'string' ? byTime.get(purgedAt) : undefined;
+      if (record === undefined) return [`purge: the record says it was purged at ${String(purgedAt)}, but no purge was recorded then (forged purge)`];
+      seen.set(record.id, (seen.get(record.id) ?? 0) + 1);
+      const createdAt = row.columns.created_at ?? '';
+      return createdAt < record.before ? [] : [`purge: created ${createdAt}, not before the cutoff ${record.before} of the purge at ${record.purgedAt} (forged purge)`];
+    },
+    unaccounted: () =>
+      records
+        .filter((r) => (seen.get(r.id) ?? 0) !== r.traces)
+        .map((r) => `purge #${r.id} at ${r.purgedAt} recorded ${r.traces} trace(s), but ${seen.get(r.id) ?? 0} stored record(s) carry its tombstone`),
+  };
+}
+
 /**
  * Contract section 6: the hash chain is intact; every retrieved passage is its revision's text
  * between start and end; every citation resolves to the retrieved passage with its label; every
  * answer sentence carries a known label; each cited revision was in force for the role on as_of.
+ * The store itself is checked too (schema, integrity, purge records). Every finding is listed;
+ * a malformed record or a failed read is a finding, and nothing is written.
  */
 export async function verifyTraces(options: {
   readonly store: TraceStore;
@@ -103,20 +141,32 @@ export async function verifyTraces(options: {
 }): Promise<VerifyReport> {
   const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map() };
   const failed: TraceVerdict[] = [];
+  const store: string[] = [];
   let firstBrokenLink: VerifyReport['firstBrokenLink'] = null;
   let checked = 0;
   let purged = 0;
+  const attempt = async <T>(what: string, work: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await work();
+    } catch (error) {
+      store.push(`${what}: ${messageOf(error)}`);
+      return undefined;
+    }
+  };
+  store.push(...((await attempt('store', () => options.store.selfCheck())) ?? []));
+  const ledger = createPurgeLedger((await attempt('purges', () => options.store.purges())) ?? []);
 
-  const check = async (row: StoredTrace, previousHash: string | null): Promise<void> => {
+  const check = async (row: StoredTrace, previousHash: string | null, extra: readonly string[] = []): Promise<void> => {
     const json = parseJson(row.body);
     const parsed = TraceSchema.safeParse(json);
-    const problems = chainProblems(row, previousHash);
+    const problems = [...extra, ...chainProblems(row, previousHash)];
     const traceId = row.columns.trace_id ?? '';
     if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId };
     if (row.purged) {
       purged += 1;
       const purgedAt = (json as { purged_at?: unknown } | undefined)?.purged_at;
       if (tombstoneOf(row.columns, typeof purgedAt === 'string' ? purgedAt : '') !== row.body) problems.push('record: purged record differs from its columns');
+      problems.push(...ledger.check(row, purgedAt));
     } else if (json === undefined) problems.push('record: body is not valid JSON');
     else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     else {
@@ -132,25 +182,29 @@ export async function verifyTraces(options: {
   };
 
   if (options.traceId !== undefined) {
-    const row = await options.store.get(options.traceId);
-    if (row === null) return { checked: 0, purged: 0, failed: [{ traceId: options.traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null };
-    const previous = row.seq > 1 ? (await options.store.scan({ afterSeq: row.seq - 2, limit: 1 }))[0] : undefined;
-    await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
+    const { traceId } = options;
+    const row = await attempt('read', () => options.store.get(traceId));
+    if (row === null) return { checked: 0, purged: 0, failed: [{ traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null, store };
+    if (row !== undefined) {
+      const previous = row.seq > 1 ? (await attempt('read', () => options.store.scan({ afterSeq: row.seq - 2, limit: 1 })))?.[0] : undefined;
+      await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
+    }
   } else {
     let previousHash: string = GENESIS_HASH;
     let expectedSeq = 1;
     for (let after = 0; ; ) {
-      const rows = await options.store.scan({ afterSeq: after, limit: 500 });
-      if (rows.length === 0) break;
+      const rows = await attempt(`read after trace #${after}`, () => options.store.scan({ afterSeq: after, limit: 500 }));
+      if (rows === undefined || rows.length === 0) break;
       for (const row of rows) {
-        // A gap in seq means a row was deleted: the next row's prev_hash will not match.
-        if (row.seq !== expectedSeq && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.columns.trace_id ?? '' };
-        await check(row, previousHash);
+        // A gap in seq means rows were deleted.
+        const gap = row.seq === expectedSeq ? [] : [`chain: trace #${row.seq} follows #${expectedSeq - 1} (traces were removed)`];
+        await check(row, previousHash, gap);
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
         after = row.seq;
       }
     }
+    store.push(...ledger.unaccounted());
   }
-  return { checked, purged, failed, firstBrokenLink };
+  return { checked, purged, failed, firstBrokenLink, store };
 }

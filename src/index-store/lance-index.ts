@@ -16,7 +16,7 @@ import {
 } from '../domain/index.js';
 import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED, type Scope } from './filters.js';
 import { LANCE_DIR, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
-import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
+import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
 import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
 
 export interface PassageMatch {
@@ -46,7 +46,49 @@ export interface PolicyIndex {
   revisionBody(revision: RevisionId): Promise<string | null>;
   /** Every passage of any revision ever ingested, in body order. */
   passagesOf(revision: RevisionId): Promise<readonly Passage[]>;
+  /** Every stored revision and passage row as written (no vectors), unparsed, for `verify --index`. */
+  evidence(): Promise<IndexEvidence>;
   close(): void;
+}
+
+/** A revisions row as stored: checked against its own hashed text, so nothing in it is trusted or parsed. */
+export interface StoredRevisionRow {
+  readonly revision: string;
+  readonly source_id: string;
+  readonly title: string;
+  readonly status: string;
+  readonly effective_date: string;
+  readonly version: string | null;
+  readonly review_by: string | null;
+  readonly owner: string | null;
+  readonly audience: readonly string[];
+  readonly entities: string;
+  readonly path: string;
+  readonly body: string;
+  /** Null in an index written before front matter was kept. */
+  readonly front_matter: string | null;
+  readonly ingest_seq: number;
+}
+
+/** A passages row as stored, without its vector and search text. */
+export interface StoredPassageRow {
+  readonly chunk_id: string;
+  readonly revision: string;
+  readonly source_id: string;
+  readonly version: string | null;
+  readonly status: string;
+  readonly effective_date: string;
+  readonly audience: readonly string[];
+  readonly entity_tags: readonly string[];
+  readonly title: string;
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+export interface IndexEvidence {
+  readonly revisions: readonly StoredRevisionRow[];
+  readonly passages: readonly StoredPassageRow[];
 }
 
 /** Arrow list cells (LanceDB returns them as iterable vectors) as plain string arrays. */
@@ -89,23 +131,78 @@ function plainWords(query: string): string {
 }
 
 const PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'start', 'end', 'text', 'headings'];
+const EVIDENCE_PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'version', 'status', 'effective_date', 'audience', 'entity_tags', 'title', 'start', 'end', 'text'];
+
+function toStoredRevision(row: Record<string, unknown>): StoredRevisionRow {
+  return {
+    revision: String(row.revision),
+    source_id: String(row.source_id),
+    title: String(row.title),
+    status: String(row.status),
+    effective_date: String(row.effective_date),
+    version: nullableString(row.version),
+    review_by: nullableString(row.review_by),
+    owner: nullableString(row.owner),
+    audience: strings(row.audience),
+    entities: String(row.entities),
+    path: String(row.path),
+    body: String(row.body),
+    front_matter: nullableString(row[FRONT_MATTER]),
+    ingest_seq: Number(row.ingest_seq),
+  };
+}
+
+function toStoredPassage(row: Record<string, unknown>): StoredPassageRow {
+  return {
+    chunk_id: String(row.chunk_id),
+    revision: String(row.revision),
+    source_id: String(row.source_id),
+    version: nullableString(row.version),
+    status: String(row.status),
+    effective_date: String(row.effective_date),
+    audience: strings(row.audience),
+    entity_tags: strings(row.entity_tags),
+    title: String(row.title),
+    start: Number(row.start),
+    end: Number(row.end),
+    text: String(row.text),
+  };
+}
+
+/**
+ * A LanceDB or schema failure while reading the index (a flipped byte, a truncated file, a row
+ * that is not what ingest writes) as one line: INDEX_CORRUPT, exit 2, never a panic or a trace.
+ */
+function unreadable(dataDir: string, error: unknown): CitetraceError {
+  if (error instanceof CitetraceError) return error;
+  const detail = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '') ?? 'unknown error';
+  return new CitetraceError('INDEX_CORRUPT', `index in ${dataDir} cannot be read (${detail.trim().slice(0, 300)}); restore the data folder from a backup or re-ingest into a new one`, { cause: error });
+}
 // LanceDB wants its score columns named when a search selects columns.
 const VECTOR_COLUMNS = [...PASSAGE_COLUMNS, '_distance'];
 const TEXT_COLUMNS = [...PASSAGE_COLUMNS, '_score'];
 
 export async function openPolicyIndex(options: { readonly dataDir: string }): Promise<PolicyIndex> {
-  const manifest = await readManifest(options.dataDir);
-  if (manifest === null) {
-    throw new CitetraceError('INDEX_EMPTY', `no index in ${options.dataDir}: run \`citetrace ingest DIR\` first`);
+  try {
+    return await openIndex(options.dataDir);
+  } catch (error) {
+    throw unreadable(options.dataDir, error);
   }
-  const db = await lancedb.connect(path.join(options.dataDir, LANCE_DIR));
+}
+
+async function openIndex(dataDir: string): Promise<PolicyIndex> {
+  const manifest = await readManifest(dataDir);
+  if (manifest === null) {
+    throw new CitetraceError('INDEX_EMPTY', `no index in ${dataDir}: run \`citetrace ingest DIR\` first`);
+  }
+  const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
   const revisionsTable = await db.openTable(REVISIONS_TABLE);
   const passagesTable = await db.openTable(PASSAGES_TABLE);
   await revisionsTable.checkout(manifest.tables.revisions);
   await passagesTable.checkout(manifest.tables.passages);
   const revisionFields = await revisionsTable.schema();
   const withOrdinals = hasField(revisionFields, REVISION_ORDINAL) && hasField(await passagesTable.schema(), PASSAGE_ORDINAL);
-  const metaColumns = revisionFields.fields.map((f) => f.name).filter((name) => name !== 'body');
+  const metaColumns = revisionFields.fields.map((f) => f.name).filter((name) => name !== 'body' && name !== FRONT_MATTER);
   const metaRows = await revisionsTable.query().select(metaColumns).toArray();
   const revisions = new Map<RevisionId, RevisionMeta>();
   const ordinals = new Map<RevisionId, number>();
@@ -134,6 +231,7 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
   const present = new Set(manifest.present);
   // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
   const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
+  const guard = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(unreadable(dataDir, error)));
 
   return {
     manifest,
@@ -178,21 +276,27 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
       return rows.map((row) => ({ passage: toPassage(row), score: Number(row._score) }));
     },
     async revisionBody(revision) {
-      const rows = (await revisionsTable
+      const rows = (await guard(revisionsTable
         .query()
         .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
         .select(['body'])
         .limit(1)
-        .toArray()) as Record<string, unknown>[];
+        .toArray())) as Record<string, unknown>[];
       return rows[0] === undefined ? null : String(rows[0].body);
     },
     async passagesOf(revision) {
-      const rows = (await passagesTable
+      const rows = (await guard(passagesTable
         .query()
         .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
         .select(PASSAGE_COLUMNS)
-        .toArray()) as Record<string, unknown>[];
+        .toArray())) as Record<string, unknown>[];
       return rows.map(toPassage).sort((a, b) => a.start - b.start);
+    },
+    async evidence() {
+      const [revisionRows, passageRows] = await guard(
+        Promise.all([revisionsTable.query().toArray(), passagesTable.query().select(EVIDENCE_PASSAGE_COLUMNS).toArray()]),
+      );
+      return { revisions: (revisionRows as Record<string, unknown>[]).map(toStoredRevision), passages: (passageRows as Record<string, unknown>[]).map(toStoredPassage) };
     },
     close() {
       revisionsTable.close();

@@ -22,6 +22,11 @@ export const ManifestSchema = z.object({
   tables: z.object({ revisions: z.number().int().positive(), passages: z.number().int().positive() }),
   /** Revisions present in the repository at this commit; only these can be in force. */
   present: z.array(RevisionIdSchema),
+  /**
+   * sha256 of every immutable LanceDB file at this commit, by path relative to the data folder
+   * (`verify --index` re-reads them). Absent in indexes committed before digests were kept.
+   */
+  files: z.record(z.string(), z.string()).optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 

@@ -61,8 +61,18 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
 const CHAIN_LOCK = 0x63697465; // "cite"
 
 
+/** The triggers that make both tables append-only: each must exist and be enabled. */
+const GUARD_TRIGGERS = [
+  ['traces', 'traces_no_update'],
+  ['traces', 'traces_no_delete'],
+  ['traces', 'traces_no_truncate'],
+  ['purges', 'purges_no_change'],
+] as const;
+
+const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const COLUMNS = `seq, body, body_sha256, prev_hash, hash, trace_id::text AS trace_id, outcome, reason, role, as_of::text AS as_of,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
+  ${iso('created_at')} AS created_at`;
 
 export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
   const client = await pool.connect();
@@ -182,6 +192,28 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
       } finally {
         client.release();
       }
+    },
+    async purges() {
+      const rows = (await pool.query<{ id: string; purged_at: string; before: string; traces: number }>(`SELECT id, ${iso('purged_at')} AS purged_at, ${iso('before')} AS before, traces FROM purges ORDER BY id`)).rows;
+      return rows.map((r) => ({ id: Number(r.id), purgedAt: r.purged_at, before: r.before, traces: r.traces }));
+    },
+    async selfCheck() {
+      const version = (await pool.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
+      const triggers = (
+        await pool.query<{ table: string; name: string; enabled: string }>(
+          `SELECT c.relname AS table, t.tgname AS name, t.tgenabled AS enabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+           WHERE c.relnamespace = to_regnamespace(current_schema())::oid AND NOT t.tgisinternal`,
+        )
+      ).rows;
+      const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
+      return [
+        ...(version === latest ? [] : [`schema: version ${version}, expected ${latest}`]),
+        ...GUARD_TRIGGERS.flatMap(([table, name]) => {
+          const found = triggers.find((t) => t.table === table && t.name === name);
+          if (found === undefined) return [`schema: trigger ${name} on ${table} is missing`];
+          return found.enabled === 'D' ? [`schema: trigger ${name} on ${table} is disabled`] : [];
+        }),
+      ];
     },
     async counts(): Promise<readonly OutcomeCount[]> {
       const rows = (await pool.query<{ outcome: string; reason: string | null; count: string }>('SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason')).rows;
