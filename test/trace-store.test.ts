@@ -13,6 +13,8 @@ import { testPostgresUrl } from './postgres.js';
 /** One backend under the contract: how to open a store on a fresh database, and how to reach it around the store. */
 interface Backend {
   readonly name: string;
+  /** A statement that switches the guard triggers off, as someone with the owner's rights would, and the findings it must cause. */
+  readonly disarm: { readonly sql: string; readonly findings: readonly string[] };
   open(): Promise<{ store: () => Promise<TraceStore>; sql: (statement: string) => Promise<unknown> }>;
 }
 
@@ -23,6 +25,7 @@ afterAll(async () => {
 
 const sqlite: Backend = {
   name: 'SQLite',
+  disarm: { sql: 'DROP TRIGGER traces_no_delete', findings: ['schema: trigger traces_no_delete is missing (dropped or renamed)'] },
   async open() {
     const file = path.join(await tempDir(), 'traces.sqlite');
     return {
@@ -42,6 +45,10 @@ const sqlite: Backend = {
 
 const postgres: Backend = {
   name: 'PostgreSQL',
+  disarm: {
+    sql: 'ALTER TABLE traces DISABLE TRIGGER ALL',
+    findings: ['schema: trigger traces_no_update on traces is disabled', 'schema: trigger traces_no_delete on traces is disabled', 'schema: trigger traces_no_truncate on traces is disabled'],
+  },
   async open() {
     const url = testPostgresUrl();
     const schema = `t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
@@ -134,9 +141,23 @@ describe.each([sqlite, postgres])('TraceStore contract on $name', (backend) => {
     expect(rows[0]?.body).not.toContain('Harbor');
     expect(JSON.parse(rows[1]?.body ?? '{}')).toMatchObject({ purged: true, outcome: 'answer', reason: null, trace_id: old2.trace.trace_id });
     expect((await store.get(old1.trace.trace_id))?.purged).toBe(true);
-    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date() })).toEqual({ purged: 0 });
+    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date('2026-12-03T00:00:00.000Z') })).toEqual({ purged: 0 });
+    expect(await store.purges()).toEqual([
+      { id: 1, purgedAt: '2026-12-02T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 2 },
+      { id: 2, purgedAt: '2026-12-03T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 0 },
+    ]);
     await expect(db.sql(`UPDATE traces SET outcome = 'clarify' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
     await expect(db.sql(`UPDATE traces SET hash = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
+    await store.close();
+  });
+
+  it('checks itself: no finding when intact, names guard triggers switched off', async () => {
+    const db = await backend.open();
+    const store = await db.store();
+    await store.append(sampleTrace());
+    expect(await store.selfCheck()).toEqual([]);
+    await db.sql(backend.disarm.sql);
+    expect(await store.selfCheck()).toEqual(backend.disarm.findings);
     await store.close();
   });
 
