@@ -4,23 +4,12 @@ import { intArg, parseAge, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
 import type { EvalMetrics } from '../eval/index.js';
-import type { TraceStore } from '../trace/index.js';
 import { progressBar } from './progress.js';
+import { registerVerifyCommands } from './verify-commands.js';
 
 // Loaded by the command that runs, not at start-up (see program.ts).
 const evaluation = () => import('../eval/index.js');
 const main = () => import('../main.js');
-const indexStore = () => import('../index-store/index.js');
-
-/** Verification reads the trace store without migrating or writing it. */
-async function withReadonlyStore<T>(config: Config, open: (config: Config, options: { readonly: true }) => Promise<TraceStore>, work: (store: TraceStore) => Promise<T>): Promise<T> {
-  const store = await open(config, { readonly: true });
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 export interface AuditIo {
   readonly out: (text: string) => void;
@@ -121,41 +110,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
       }
     });
 
-  program
-    .command('verify')
-    .description('re-check stored traces end to end (store schema, hash chain, purges, passage text, citations, labels, in force) and, with --index, the index; exit 1 listing every finding')
-    .argument('[id]', 'one trace id')
-    .option('--all', 'every trace, in chain order')
-    .option('--index', 'the index: every revision hashes to its id, every passage matches its revision, metadata matches the hashed front matter')
-    .option('--json', 'print the report as JSON')
-    .action(async (id: string | undefined, opts: { all?: boolean; index?: boolean; json?: boolean }) => {
-      if (id !== undefined && opts.all === true) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all, not both');
-      if (id === undefined && opts.all !== true && opts.index !== true) throw new CitetraceError('BAD_INPUT', 'give a trace id, --all or --index');
-      const config = io.config();
-      const [{ findingsOf, verifyIndex, verifyTraces }, { createTraceStore }, { openPolicyIndex }] = await Promise.all([evaluation(), main(), indexStore()]);
-      const index = await openPolicyIndex({ dataDir: config.dataDir });
-      try {
-        const traces = id === undefined && opts.all !== true ? null : await withReadonlyStore(config, createTraceStore, (store) => verifyTraces({ store, index, dataDir: config.dataDir, traceId: id }));
-        const indexReport = opts.index === true ? await verifyIndex({ index, dataDir: config.dataDir }) : null;
-        const findings = [...(traces === null ? [] : findingsOf(traces)), ...(indexReport?.findings ?? [])];
-        if (opts.json === true) io.out(`${JSON.stringify({ ok: findings.length === 0, traces, index: indexReport }, null, 2)}\n`);
-        else {
-          if (traces !== null) {
-            for (const f of traces.store) io.out(`FAIL store: ${f}\n`);
-            for (const f of traces.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
-            if (traces.firstBrokenLink !== null) io.out(`first broken link: trace ${traces.firstBrokenLink.traceId} (#${traces.firstBrokenLink.seq})\n`);
-            io.out(`verified ${traces.checked} trace(s): ${traces.checked - traces.failed.length} ok, ${traces.failed.length} failed; ${traces.purged} purged (links checked, payload removed); ${traces.store.length} store finding(s)\n`);
-          }
-          if (indexReport !== null) {
-            for (const f of indexReport.findings) io.out(`FAIL index: ${f}\n`);
-            io.out(`verified index: ${indexReport.revisions} revision(s), ${indexReport.passages} passage(s); ${indexReport.findings.length} finding(s)\n`);
-          }
-        }
-        if (findings.length > 0) throw new CitetraceError('VERIFY_FAILED', `verification failed: ${findings.length} finding(s)`);
-      } finally {
-        index.close();
-      }
-    });
+  registerVerifyCommands(program, io);
 
   program
     .command('purge')

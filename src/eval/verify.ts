@@ -25,6 +25,14 @@ export function findingsOf(report: VerifyReport): string[] {
   return [...report.store, ...report.failed.flatMap((f) => f.problems)];
 }
 
+/** A chain head kept outside the store (a signed checkpoint, or a head an auditor wrote down): trace `seq` must still hash to `hash`. */
+export interface Anchor {
+  /** Names the head in findings, e.g. "checkpoint line 3 (#1000, 2026-12-02T10:00:00.000Z)". */
+  readonly label: string;
+  readonly seq: number;
+  readonly hash: string;
+}
+
 interface VerifyContext {
   readonly index: PolicyIndex;
   readonly dataDir: string;
@@ -137,6 +145,8 @@ export async function verifyTraces(options: {
   readonly dataDir: string;
   /** One trace, or every trace in chain order when omitted. */
   readonly traceId?: string | undefined;
+  /** Heads kept outside the store, checked when every trace is (RFC 9162's consistency check, by walking the chain). */
+  readonly anchors?: readonly Anchor[];
   readonly onProgress?: (checked: number) => void;
 }): Promise<VerifyReport> {
   const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map() };
@@ -190,6 +200,8 @@ export async function verifyTraces(options: {
       await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
     }
   } else {
+    const anchors = options.anchors ?? [];
+    const reached = new Set<Anchor>();
     let previousHash: string = GENESIS_HASH;
     let expectedSeq = 1;
     for (let after = 0; ; ) {
@@ -199,12 +211,24 @@ export async function verifyTraces(options: {
         // A gap in seq means rows were deleted.
         const gap = row.seq === expectedSeq ? [] : [`chain: trace #${row.seq} follows #${expectedSeq - 1} (traces were removed)`];
         await check(row, previousHash, gap);
+        for (const anchor of anchors.filter((a) => a.seq === row.seq)) {
+          reached.add(anchor);
+          if (anchor.hash !== row.hash) store.push(`${anchor.label}: trace #${row.seq} hashes to ${row.hash}, the kept head says ${anchor.hash} (the chain was rewritten at or before #${row.seq}, or the head is from another store)`);
+        }
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
         after = row.seq;
       }
     }
     store.push(...ledger.unaccounted());
+    const last = expectedSeq - 1;
+    for (const anchor of anchors.filter((a) => !reached.has(a) && !(a.seq === 0 && a.hash === GENESIS_HASH))) {
+      store.push(
+        anchor.seq > last
+          ? `${anchor.label}: the chain ends at #${last}, before the kept head #${anchor.seq} (traces were removed)`
+          : `${anchor.label}: trace #${anchor.seq} is not in the chain (removed, or the head is from another store)`,
+      );
+    }
   }
   return { checked, purged, failed, firstBrokenLink, store };
 }

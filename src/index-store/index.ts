@@ -1,6 +1,6 @@
 export { commitIngest, type CommitRequest, type EmbeddedPassage } from './commit.js';
 export { openPolicyIndex, type IndexEvidence, type PassageMatch, type PolicyIndex, type SearchRequest, type StoredPassageRow, type StoredRevisionRow } from './lance-index.js';
-export { readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
+export { commitDigest, readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 export { recoverInterruptedWrite } from './write-lock.js';
 export { describeSources, type SourceRevisionView, type SourceView } from './sources.js';
 export { DEFAULT_VECTOR_INDEX, type VectorIndexPolicy, type VectorMethod } from './vector-index.js';

@@ -74,6 +74,17 @@ export async function writeManifest(dataDir: string, manifest: Manifest): Promis
   await writeDurably(path.join(dataDir, MANIFEST_FILE), text);
 }
 
+/**
+ * `SEQ:sha256:...` over the commit log file of a commit, byte for byte: with the file digests it
+ * records, this names the whole index as committed (signed into checkpoints). Null when the log
+ * does not hold the commit.
+ */
+export async function commitDigest(dataDir: string, seq: number): Promise<string | null> {
+  const file = commitFile(dataDir, seq);
+  if (!existsSync(file)) return null;
+  return `${seq}:sha256:${createHash('sha256').update(await readFile(file)).digest('hex')}`;
+}
+
 /** The manifest of an earlier commit, or null when the log does not hold it. */
 export async function readCommit(dataDir: string, seq: number): Promise<Manifest | null> {
   const file = commitFile(dataDir, seq);

@@ -3,3 +3,4 @@ export { createPostgresTraceStore, migratePostgres, PG_MIGRATIONS } from './post
 export { redact, type IdentifierType, type Redaction } from './redact.js';
 export { createSqliteTraceStore } from './sqlite-store.js';
 export { columnsOf, INDEXED_COLUMNS, isTombstone, listedQuery, payloadOf, tombstoneOf, type IndexedColumn, type OutcomeCount, type PurgeRecord, type StoredTrace, type TraceFilter, type TraceStore } from './store.js';
+export { CheckpointSchema, checkpointSignatureValid, keyIdOf, purgesDigest, readCheckpoints, signCheckpoint, withCheckpoints, writeCheckpoint, type Checkpoint, type CheckpointLine, type Checkpointing } from './checkpoint.js';
