@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import { columnsOf, storedFromRow, tombstoneOf, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `schema_migrations`
@@ -55,7 +55,87 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
         END $$;
       REVOKE UPDATE, DELETE, TRUNCATE ON purges FROM PUBLIC;`,
   },
+  {
+    /*
+     * Two roles (docs/operations.md): migrations run as the owner; the service runs as a role
+     * granted INSERT and SELECT only (grantServiceRole) and purges through traces_purge, which
+     * runs with the owner's rights (SECURITY DEFINER, search_path fixed at migration). The one
+     * UPDATE the trigger admits turns a live trace created before the latest recorded purge's
+     * cutoff into exactly that purge's tombstone (byte for byte what tombstoneOf writes).
+     */
+    version: 3,
+    sql: `
+      CREATE FUNCTION traces_tombstone(t traces, purged_at TIMESTAMPTZ) RETURNS TEXT LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+        SELECT '{"as_of":' || to_json(t.as_of::text)::text
+          || ',"created_at":' || to_json(to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
+          || ',"outcome":' || to_json(t.outcome)::text
+          || ',"purged":true,"purged_at":' || to_json(to_char(purged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
+          || ',"reason":' || coalesce(to_json(t.reason)::text, 'null')
+          || ',"role":' || to_json(t.role)::text
+          || ',"trace_id":' || to_json(t.trace_id::text)::text || '}' $$;
+      CREATE OR REPLACE FUNCTION traces_refuse_change() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        DECLARE latest purges%ROWTYPE;
+        BEGIN
+          IF TG_OP = 'UPDATE' THEN
+            SELECT * INTO latest FROM purges ORDER BY id DESC LIMIT 1;
+            IF latest.id IS NOT NULL AND (OLD.body::jsonb ->> 'purged') IS NULL AND OLD.created_at < latest.before
+               AND NEW.body = traces_tombstone(OLD, latest.purged_at)
+               AND NEW.seq = OLD.seq AND NEW.trace_id = OLD.trace_id AND NEW.created_at = OLD.created_at
+               AND NEW.outcome = OLD.outcome AND NEW.reason IS NOT DISTINCT FROM OLD.reason AND NEW.role = OLD.role
+               AND NEW.as_of = OLD.as_of AND NEW.body_sha256 = OLD.body_sha256 AND NEW.prev_hash = OLD.prev_hash
+               AND NEW.hash = OLD.hash THEN
+              RETURN NEW;
+            END IF;
+          END IF;
+          RAISE EXCEPTION 'traces are append-only: % refused', TG_OP;
+        END $$;
+      CREATE FUNCTION traces_purge(p_before TIMESTAMPTZ, p_purged_at TIMESTAMPTZ) RETURNS INTEGER LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+        DECLARE n INTEGER;
+        BEGIN
+          SELECT count(*) INTO n FROM traces WHERE created_at < p_before AND (body::jsonb ->> 'purged') IS NULL;
+          INSERT INTO purges (purged_at, before, traces) VALUES (p_purged_at, p_before, n);
+          UPDATE traces SET body = traces_tombstone(traces, p_purged_at) WHERE created_at < p_before AND (body::jsonb ->> 'purged') IS NULL;
+          RETURN n;
+        END $$;
+      REVOKE ALL ON FUNCTION traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) FROM PUBLIC;
+      REVOKE ALL ON traces, purges FROM PUBLIC;`,
+  },
 ];
+
+/** How to connect: the URL, and a schema to work in (tests; otherwise the URL's own search_path). */
+interface Connection {
+  readonly url: string;
+  readonly schema?: string;
+}
+
+const connectionConfig = (c: Connection): pg.ClientConfig => ({
+  connectionString: c.url,
+  ...(c.schema === undefined ? {} : { options: `-c search_path=${c.schema}` }),
+});
+
+/**
+ * Let the service's role use a migrated store and nothing more: read and append traces, read
+ * purge records and migrations, purge only through traces_purge. Run as the owner (the role that
+ * ran the migrations); the service role owns nothing, so it cannot alter or drop the tables,
+ * disable their triggers, replace their functions or grant rights.
+ */
+export async function grantServiceRole(options: Connection & { readonly role: string }): Promise<void> {
+  const { default: postgres } = await import('pg');
+  const client = new postgres.Client(connectionConfig(options));
+  await client.connect();
+  try {
+    const name = client.escapeIdentifier(options.role);
+    const schema = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
+    await client.query(`GRANT USAGE ON SCHEMA ${client.escapeIdentifier(schema)} TO ${name}`);
+    await client.query(`GRANT SELECT, INSERT ON traces TO ${name}`);
+    await client.query(`GRANT SELECT ON purges, schema_migrations TO ${name}`);
+    await client.query(`GRANT EXECUTE ON FUNCTION traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) TO ${name}`);
+  } catch (error) {
+    throw wrapError('BAD_INPUT', `cannot grant the service role ${options.role}`, error);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Serializes appenders across every instance sharing the database: one linear chain, no forks. */
 const CHAIN_LOCK = 0x63697465; // "cite"
@@ -74,11 +154,21 @@ const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
 const COLUMNS = `seq, body, body_sha256, prev_hash, hash, trace_id::text AS trace_id, outcome, reason, role, as_of::text AS as_of,
   ${iso('created_at')} AS created_at`;
 
+/** Every migration already applied: nothing to do, and nothing a service role without DDL rights could not read. */
+async function upToDate(client: pg.PoolClient): Promise<boolean> {
+  if ((await client.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")).rows[0]?.present !== true) return false;
+  const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+  return PG_MIGRATIONS.every((m) => done.has(m.version));
+}
+
 export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
   const client = await pool.connect();
   const applied: number[] = [];
+  let locked = false;
   try {
+    if (await upToDate(client)) return applied;
     await client.query('SELECT pg_advisory_lock($1)', [CHAIN_LOCK + 1]);
+    locked = true;
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
     const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     for (const m of PG_MIGRATIONS) {
@@ -95,7 +185,7 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
       }
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [CHAIN_LOCK + 1]).catch(() => undefined);
+    if (locked) await client.query('SELECT pg_advisory_unlock($1)', [CHAIN_LOCK + 1]).catch(() => undefined);
     client.release();
   }
   return applied;
@@ -106,14 +196,10 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
  * scoped advisory lock, read the chain head and insert in one transaction; `append` resolves
  * after COMMIT, which with the default synchronous_commit=on is flushed to the WAL on disk.
  */
-export async function createPostgresTraceStore(options: { readonly url: string; readonly schema?: string; readonly migrate?: boolean }): Promise<TraceStore> {
+export async function createPostgresTraceStore(options: Connection & { readonly migrate?: boolean }): Promise<TraceStore> {
   // `pg` loads when a PostgreSQL store is opened, not whenever the trace module is imported.
   const { default: postgres } = await import('pg');
-  const pool = new postgres.Pool({
-    connectionString: options.url,
-    max: 8,
-    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
-  });
+  const pool = new postgres.Pool({ ...connectionConfig(options), max: 8 });
   try {
     if (options.migrate !== false) await migratePostgres(pool);
   } catch (error) {
@@ -178,19 +264,11 @@ export async function createPostgresTraceStore(options: { readonly url: string; 
       return row === undefined ? null : { seq: Number(row.seq), hash: row.hash };
     },
     async purge({ before, now }) {
-      const client = await pool.connect();
       try {
-        await client.query('BEGIN');
-        const rows = (await client.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE created_at < $1 AND (body::jsonb ->> 'purged') IS NULL FOR UPDATE`, [before])).rows.map(storedFromRow);
-        for (const row of rows) await client.query('UPDATE traces SET body = $1 WHERE seq = $2', [tombstoneOf(row.columns, now.toISOString()), row.seq]);
-        await client.query('INSERT INTO purges (purged_at, before, traces) VALUES ($1, $2, $3)', [now.toISOString(), before, rows.length]);
-        await client.query('COMMIT');
-        return { purged: rows.length };
+        const rows = (await pool.query<{ n: number }>('SELECT traces_purge($1, $2) AS n', [before, now.toISOString()])).rows;
+        return { purged: rows[0]?.n ?? 0 };
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
         throw wrapError('STORE_FAILURE', 'purge failed', error);
-      } finally {
-        client.release();
       }
     },
     async purges() {
