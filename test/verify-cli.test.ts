@@ -116,6 +116,17 @@ describe('citetrace verify (CLI)', () => {
 });
 
 describe('verify --index', () => {
+  it('names traces answered from an index commit whose record changed since', async () => {
+    const dir = await copy();
+    const commit = path.join(dir, 'commits', '00000001.json');
+    const manifest = JSON.parse(await readFile(commit, 'utf8')) as { present: string[] };
+    await writeFile(commit, JSON.stringify({ ...manifest, present: manifest.present.slice(1) }));
+    const result = await verify(dir, '--all', '--index');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/: in force: index commit 1 is now 1:[0-9a-f]{16}, not the 1:[0-9a-f]{16} the trace was answered from/u);
+    expect(result.stdout).toMatch(/FAIL index: manifest: differs from commit 1 in the commit log/u);
+  });
+
   it('names a staff-only revision whose audience was widened in the index and the manifest', async () => {
     const dir = await copy();
     await rewriteIndex(dir, 'revisions', `source_id = '${STAFF_ONLY}'`, { audience: "['patient', 'staff']" });

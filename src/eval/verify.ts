@@ -1,5 +1,5 @@
 import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
-import { readCommit, type PolicyIndex } from '../index-store/index.js';
+import { readCommit, snapshotIdOf, type PolicyIndex } from '../index-store/index.js';
 import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type PurgeRecord, type StoredTrace, type TraceStore } from '../trace/index.js';
 
 export interface TraceVerdict {
@@ -85,8 +85,15 @@ async function contentProblems(trace: Trace, ctx: VerifyContext): Promise<string
 async function inForceProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
   if (trace.citations.length === 0) return [];
   const seq = Number(trace.config.index_snapshot.split(':')[0]);
-  const commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
+  let commit;
+  try {
+    commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
+  } catch (error) {
+    return [`in force: index commit ${seq} cannot be read (${messageOf(error).split('\n')[0] ?? ''})`];
+  }
   if (commit === null) return [`in force: index commit ${trace.config.index_snapshot} is not in the commit log`];
+  const snapshot = snapshotIdOf(commit);
+  if (snapshot !== trace.config.index_snapshot) return [`in force: index commit ${seq} is now ${snapshot}, not the ${trace.config.index_snapshot} the trace was answered from`];
   const known = [...ctx.index.revisions.values()].filter((r) => r.ingestSeq <= seq);
   const inForce = selectInForce(known, { role: trace.role, asOf: trace.as_of, present: new Set(commit.present) });
   return trace.citations

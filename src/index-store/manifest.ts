@@ -33,9 +33,13 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 export const MANIFEST_FILE = 'manifest.json';
 export const LANCE_DIR = 'lance';
 
+/**
+ * The index snapshot a trace names (`config.index_snapshot`): the commit and a digest of what it
+ * committed, file digests included (absent in older manifests, which keep their old ids).
+ */
 export function snapshotIdOf(manifest: Manifest): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model, assistant: manifest.assistant }))
+    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model, assistant: manifest.assistant, files: manifest.files }))
     .digest('hex');
   return `${manifest.seq}:${digest.slice(0, 16)}`;
 }
