@@ -157,7 +157,7 @@ describe('verify detects what the database cannot refuse', () => {
     ],
     ['a purge record deleted with its triggers', (f) => { behindTriggers(f, ['DELETE FROM purges']); }, /no purge was recorded then/u],
     ['a purge record that claims more traces', (f) => { behindTriggers(f, ['UPDATE purges SET traces = 2']); }, /purge #1 .* recorded 2 trace\(s\), but 1 stored record\(s\) carry its tombstone/u],
-    ['the newest traces cut off the chain and a copy re-chained', (f) => { behindTriggers(f, ['DELETE FROM traces WHERE seq = 2']); }, /trace #3 follows #1 \(traces were removed\)/u],
+    ['a trace deleted from the middle of the chain', (f) => { behindTriggers(f, ['DELETE FROM traces WHERE seq = 2']); }, /trace #3 follows #1 \(traces were removed\)/u],
   ];
 
   it.each(detected)('%s', async (_name, attack, finding) => {

@@ -143,7 +143,8 @@ function createPurgeLedger(records: readonly PurgeRecord[]): {
  * Contract section 6: the hash chain is intact; every retrieved passage is its revision's text
  * between start and end; every citation resolves to the retrieved passage with its label; every
  * answer sentence carries a known label; each cited revision was in force for the role on as_of.
- * The store itself is checked too (schema, integrity, purge records). Every finding is listed;
+ * Verifying every trace checks the store itself too (schema, integrity, purge records, kept
+ * heads). Every finding is listed;
  * a malformed record or a failed read is a finding, and nothing is written.
  */
 export async function verifyTraces(options: {
@@ -170,7 +171,8 @@ export async function verifyTraces(options: {
       return undefined;
     }
   };
-  store.push(...((await attempt('store', () => options.store.selfCheck())) ?? []));
+  // The store as a whole (schema, integrity check: a full read of the database) when every trace is verified.
+  if (options.traceId === undefined) store.push(...((await attempt('store', () => options.store.selfCheck())) ?? []));
   const ledger = createPurgeLedger((await attempt('purges', () => options.store.purges())) ?? []);
 
   const check = async (row: StoredTrace, previousHash: string | null, extra: readonly string[] = []): Promise<void> => {
