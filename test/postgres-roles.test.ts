@@ -80,6 +80,27 @@ describe('PostgreSQL owner and service roles', () => {
     expect(granted.rows[0]).toEqual({ u: false, d: false });
   });
 
+  it('names what the owner could still change: a function replaced, a trigger made conditional', async () => {
+    const ownerClient = new pg.Client({ connectionString: urlAs(owner), options: `-c search_path=${schema}` });
+    await ownerClient.connect();
+    try {
+      await ownerClient.query('CREATE OR REPLACE FUNCTION purges_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$');
+      await ownerClient.query('DROP TRIGGER traces_no_delete ON traces');
+      await ownerClient.query('CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces FOR EACH ROW WHEN (false) EXECUTE FUNCTION traces_refuse_change()');
+      expect(await store.selfCheck()).toEqual([
+        'schema: trigger traces_no_delete on traces differs from the one the migrations create',
+        'schema: function purges_refuse_change differs from the one the migrations create',
+      ]);
+    } finally {
+      await ownerClient.query(`CREATE OR REPLACE FUNCTION purges_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'purges are append-only: % refused', TG_OP; END $$`);
+      await ownerClient.query('DROP TRIGGER traces_no_delete ON traces');
+      await ownerClient.query('CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces FOR EACH ROW EXECUTE FUNCTION traces_refuse_change()');
+      expect(await store.selfCheck()).toEqual([]);
+      await ownerClient.end();
+    }
+  });
+
   it('refuses the owner too any UPDATE that is not the latest purge\'s exact tombstone', async () => {
     const ownerClient = new pg.Client({ connectionString: urlAs(owner), options: `-c search_path=${schema}` });
     await ownerClient.connect();

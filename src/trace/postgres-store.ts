@@ -141,13 +141,53 @@ export async function grantServiceRole(options: Connection & { readonly role: st
 const CHAIN_LOCK = 0x63697465; // "cite"
 
 
-/** The triggers that make both tables append-only: each must exist and be enabled. */
+/**
+ * The triggers that make both tables append-only, with the function each runs and its pg_trigger
+ * tgtype bits (1 row, 2 before, 8 delete, 16 update, 32 truncate): each must exist as created,
+ * unconditional and enabled.
+ */
 const GUARD_TRIGGERS = [
-  ['traces', 'traces_no_update'],
-  ['traces', 'traces_no_delete'],
-  ['traces', 'traces_no_truncate'],
-  ['purges', 'purges_no_change'],
+  { table: 'traces', name: 'traces_no_update', fn: 'traces_refuse_change', type: 1 + 2 + 16 },
+  { table: 'traces', name: 'traces_no_delete', fn: 'traces_refuse_change', type: 1 + 2 + 8 },
+  { table: 'traces', name: 'traces_no_truncate', fn: 'traces_refuse_change', type: 2 + 32 },
+  { table: 'purges', name: 'purges_no_change', fn: 'purges_refuse_change', type: 1 + 2 + 8 + 16 },
 ] as const;
+
+/** The body PostgreSQL keeps (prosrc) of each function, as the last migration defining it writes it. */
+const FUNCTIONS: ReadonlyMap<string, string> = new Map(
+  PG_MIGRATIONS.flatMap((m) => [...m.sql.matchAll(/CREATE (?:OR REPLACE )?FUNCTION (\w+)\([^)]*\)[^$]*AS \$\$([\s\S]*?)\$\$/gu)].map((x) => [x[1] ?? '', x[2] ?? ''] as const)),
+);
+
+/** The schema against what the migrations create: version, guard triggers, function bodies. Changes nothing. */
+async function schemaFindings(pool: pg.Pool): Promise<string[]> {
+  const version = (await pool.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
+  const triggers = (
+    await pool.query<{ table: string; name: string; enabled: string; type: number; fn: string; conditional: boolean }>(
+      `SELECT c.relname AS table, t.tgname AS name, t.tgenabled AS enabled, t.tgtype AS type, p.proname AS fn, t.tgqual IS NOT NULL AS conditional
+       FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid
+       WHERE c.relnamespace = to_regnamespace(current_schema())::oid AND NOT t.tgisinternal`,
+    )
+  ).rows;
+  const functions = new Map(
+    (await pool.query<{ name: string; src: string }>('SELECT proname AS name, prosrc AS src FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid')).rows.map((r) => [r.name, r.src]),
+  );
+  const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
+  return [
+    ...(version === latest ? [] : [`schema: version ${version}, expected ${latest}`]),
+    ...GUARD_TRIGGERS.flatMap(({ table, name, fn, type }) => {
+      const found = triggers.find((t) => t.table === table && t.name === name);
+      if (found === undefined) return [`schema: trigger ${name} on ${table} is missing`];
+      if (found.enabled === 'D') return [`schema: trigger ${name} on ${table} is disabled`];
+      return found.fn === fn && found.type === type && !found.conditional ? [] : [`schema: trigger ${name} on ${table} differs from the one the migrations create`];
+    }),
+    ...triggers.filter((t) => !GUARD_TRIGGERS.some((g) => g.table === t.table && g.name === t.name)).map((t) => `schema: unexpected trigger ${t.name} on ${t.table}`),
+    ...[...FUNCTIONS].flatMap(([name, src]) => {
+      const found = functions.get(name);
+      if (found === undefined) return [`schema: function ${name} is missing`];
+      return found === src ? [] : [`schema: function ${name} differs from the one the migrations create`];
+    }),
+  ];
+}
 
 const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -275,23 +315,8 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       const rows = (await pool.query<{ id: string; purged_at: string; before: string; traces: number }>(`SELECT id, ${iso('purged_at')} AS purged_at, ${iso('before')} AS before, traces FROM purges ORDER BY id`)).rows;
       return rows.map((r) => ({ id: Number(r.id), purgedAt: r.purged_at, before: r.before, traces: r.traces }));
     },
-    async selfCheck() {
-      const version = (await pool.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
-      const triggers = (
-        await pool.query<{ table: string; name: string; enabled: string }>(
-          `SELECT c.relname AS table, t.tgname AS name, t.tgenabled AS enabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-           WHERE c.relnamespace = to_regnamespace(current_schema())::oid AND NOT t.tgisinternal`,
-        )
-      ).rows;
-      const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
-      return [
-        ...(version === latest ? [] : [`schema: version ${version}, expected ${latest}`]),
-        ...GUARD_TRIGGERS.flatMap(([table, name]) => {
-          const found = triggers.find((t) => t.table === table && t.name === name);
-          if (found === undefined) return [`schema: trigger ${name} on ${table} is missing`];
-          return found.enabled === 'D' ? [`schema: trigger ${name} on ${table} is disabled`] : [];
-        }),
-      ];
+    selfCheck() {
+      return schemaFindings(pool);
     },
     async counts(): Promise<readonly OutcomeCount[]> {
       const rows = (await pool.query<{ outcome: string; reason: string | null; count: string }>('SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason')).rows;
