@@ -140,12 +140,41 @@ function createPurgeLedger(records: readonly PurgeRecord[]): {
 }
 
 /**
+ * Kept heads against the chain as it is walked: each must be reached, with the same hash. Trace
+ * #seq hashing the same proves nothing at or before it changed (RFC 9162's consistency, by
+ * recomputation); a head beyond the end means traces were cut off.
+ */
+function createAnchorCheck(anchors: readonly Anchor[]): {
+  readonly at: (row: StoredTrace) => string[];
+  readonly unreached: (last: number) => string[];
+} {
+  const reached = new Set<number>([0]);
+  return {
+    at(row) {
+      reached.add(row.seq);
+      return anchors
+        .filter((a) => a.seq === row.seq)
+        .filter((a) => a.hash !== row.hash)
+        .map((a) => `${a.label}: trace #${row.seq} hashes to ${row.hash}, the kept head says ${a.hash} (the chain was rewritten at or before #${row.seq}, or the head is from another store)`);
+    },
+    unreached: (last) =>
+      anchors
+        .filter((a) => !reached.has(a.seq) || (a.seq === 0 && a.hash !== GENESIS_HASH))
+        .map((a) =>
+          a.seq > last
+            ? `${a.label}: the chain ends at #${last}, before the kept head #${a.seq} (traces were removed)`
+            : `${a.label}: trace #${a.seq} is not in the chain (removed, or the head is from another store)`,
+        ),
+  };
+}
+
+/**
  * Contract section 6: the hash chain is intact; every retrieved passage is its revision's text
  * between start and end; every citation resolves to the retrieved passage with its label; every
  * answer sentence carries a known label; each cited revision was in force for the role on as_of.
  * Verifying every trace checks the store itself too (schema, integrity, purge records, kept
- * heads). Every finding is listed;
- * a malformed record or a failed read is a finding, and nothing is written.
+ * heads). Every finding is listed; a malformed record or a failed read is a finding, and nothing
+ * is written.
  */
 export async function verifyTraces(options: {
   readonly store: TraceStore;
@@ -209,8 +238,7 @@ export async function verifyTraces(options: {
       await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
     }
   } else {
-    const anchors = options.anchors ?? [];
-    const reached = new Set<Anchor>();
+    const anchors = createAnchorCheck(options.anchors ?? []);
     let previousHash: string = GENESIS_HASH;
     let expectedSeq = 1;
     for (let after = 0; ; ) {
@@ -220,24 +248,13 @@ export async function verifyTraces(options: {
         // A gap in seq means rows were deleted.
         const gap = row.seq === expectedSeq ? [] : [`chain: trace #${row.seq} follows #${expectedSeq - 1} (traces were removed)`];
         await check(row, previousHash, gap);
-        for (const anchor of anchors.filter((a) => a.seq === row.seq)) {
-          reached.add(anchor);
-          if (anchor.hash !== row.hash) store.push(`${anchor.label}: trace #${row.seq} hashes to ${row.hash}, the kept head says ${anchor.hash} (the chain was rewritten at or before #${row.seq}, or the head is from another store)`);
-        }
+        store.push(...anchors.at(row));
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
         after = row.seq;
       }
     }
-    store.push(...ledger.unaccounted());
-    const last = expectedSeq - 1;
-    for (const anchor of anchors.filter((a) => !reached.has(a) && !(a.seq === 0 && a.hash === GENESIS_HASH))) {
-      store.push(
-        anchor.seq > last
-          ? `${anchor.label}: the chain ends at #${last}, before the kept head #${anchor.seq} (traces were removed)`
-          : `${anchor.label}: trace #${anchor.seq} is not in the chain (removed, or the head is from another store)`,
-      );
-    }
+    store.push(...ledger.unaccounted(), ...anchors.unreached(expectedSeq - 1));
   }
   return { checked, purged, failed, firstBrokenLink, store };
 }

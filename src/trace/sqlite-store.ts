@@ -98,7 +98,6 @@ function schemaDifferences(actual: readonly SchemaObject[]): string[] {
   ];
 }
 
-
 /** A statement prepared on first use: a store whose schema was tampered with still opens, so verification can name what is wrong. */
 function lazy<T>(make: () => T): () => T {
   let value: T | undefined;
