@@ -1,5 +1,6 @@
 export { commitIngest, type CommitRequest, type EmbeddedPassage } from './commit.js';
-export { openPolicyIndex, type IndexEvidence, type PassageMatch, type PolicyIndex, type SearchRequest, type StoredPassageRow, type StoredRevisionRow } from './lance-index.js';
+export { type IndexEvidence, type StoredPassageRow, type StoredRevisionRow } from './evidence.js';
+export { openPolicyIndex, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
 export { commitDigest, readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 export { recoverInterruptedWrite } from './write-lock.js';
 export { describeSources, type SourceRevisionView, type SourceView } from './sources.js';

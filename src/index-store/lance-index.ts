@@ -14,6 +14,7 @@ import {
   type Role,
   type SourceId,
 } from '../domain/index.js';
+import { EVIDENCE_PASSAGE_COLUMNS, nullableString, strings, toStoredPassage, toStoredRevision, type IndexEvidence } from './evidence.js';
 import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED, type Scope } from './filters.js';
 import { LANCE_DIR, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
@@ -51,50 +52,6 @@ export interface PolicyIndex {
   close(): void;
 }
 
-/** A revisions row as stored: checked against its own hashed text, so nothing in it is trusted or parsed. */
-export interface StoredRevisionRow {
-  readonly revision: string;
-  readonly source_id: string;
-  readonly title: string;
-  readonly status: string;
-  readonly effective_date: string;
-  readonly version: string | null;
-  readonly review_by: string | null;
-  readonly owner: string | null;
-  readonly audience: readonly string[];
-  readonly entities: string;
-  readonly path: string;
-  readonly body: string;
-  /** Null in an index written before front matter was kept. */
-  readonly front_matter: string | null;
-  readonly ingest_seq: number;
-}
-
-/** A passages row as stored, without its vector and search text. */
-export interface StoredPassageRow {
-  readonly chunk_id: string;
-  readonly revision: string;
-  readonly source_id: string;
-  readonly version: string | null;
-  readonly status: string;
-  readonly effective_date: string;
-  readonly audience: readonly string[];
-  readonly entity_tags: readonly string[];
-  readonly title: string;
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
-
-export interface IndexEvidence {
-  readonly revisions: readonly StoredRevisionRow[];
-  readonly passages: readonly StoredPassageRow[];
-}
-
-/** Arrow list cells (LanceDB returns them as iterable vectors) as plain string arrays. */
-const strings = (value: unknown): string[] => (value === null || value === undefined ? [] : Array.from(value as Iterable<string>));
-const nullableString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
 function toRevisionMeta(row: Record<string, unknown>): RevisionMeta {
   return {
     revision: RevisionIdSchema.parse(row.revision),
@@ -131,44 +88,6 @@ function plainWords(query: string): string {
 }
 
 const PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'start', 'end', 'text', 'headings'];
-const EVIDENCE_PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'version', 'status', 'effective_date', 'audience', 'entity_tags', 'title', 'start', 'end', 'text'];
-
-function toStoredRevision(row: Record<string, unknown>): StoredRevisionRow {
-  return {
-    revision: String(row.revision),
-    source_id: String(row.source_id),
-    title: String(row.title),
-    status: String(row.status),
-    effective_date: String(row.effective_date),
-    version: nullableString(row.version),
-    review_by: nullableString(row.review_by),
-    owner: nullableString(row.owner),
-    audience: strings(row.audience),
-    entities: String(row.entities),
-    path: String(row.path),
-    body: String(row.body),
-    front_matter: nullableString(row[FRONT_MATTER]),
-    ingest_seq: Number(row.ingest_seq),
-  };
-}
-
-function toStoredPassage(row: Record<string, unknown>): StoredPassageRow {
-  return {
-    chunk_id: String(row.chunk_id),
-    revision: String(row.revision),
-    source_id: String(row.source_id),
-    version: nullableString(row.version),
-    status: String(row.status),
-    effective_date: String(row.effective_date),
-    audience: strings(row.audience),
-    entity_tags: strings(row.entity_tags),
-    title: String(row.title),
-    start: Number(row.start),
-    end: Number(row.end),
-    text: String(row.text),
-  };
-}
-
 /**
  * A LanceDB or schema failure while reading the index (a flipped byte, a truncated file, a row
  * that is not what ingest writes) as one line: INDEX_CORRUPT, exit 2, never a panic or a trace.
@@ -178,6 +97,7 @@ function unreadable(dataDir: string, error: unknown): CitetraceError {
   const detail = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '') ?? 'unknown error';
   return new CitetraceError('INDEX_CORRUPT', `index in ${dataDir} cannot be read (${detail.trim().slice(0, 300)}); restore the data folder from a backup or re-ingest into a new one`, { cause: error });
 }
+
 // LanceDB wants its score columns named when a search selects columns.
 const VECTOR_COLUMNS = [...PASSAGE_COLUMNS, '_distance'];
 const TEXT_COLUMNS = [...PASSAGE_COLUMNS, '_score'];
@@ -276,20 +196,15 @@ async function openIndex(dataDir: string): Promise<PolicyIndex> {
       return rows.map((row) => ({ passage: toPassage(row), score: Number(row._score) }));
     },
     async revisionBody(revision) {
-      const rows = (await guard(revisionsTable
-        .query()
-        .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
-        .select(['body'])
-        .limit(1)
-        .toArray())) as Record<string, unknown>[];
+      const rows = (await guard(
+        revisionsTable.query().where(`revision = '${RevisionIdSchema.parse(revision)}'`).select(['body']).limit(1).toArray(),
+      )) as Record<string, unknown>[];
       return rows[0] === undefined ? null : String(rows[0].body);
     },
     async passagesOf(revision) {
-      const rows = (await guard(passagesTable
-        .query()
-        .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
-        .select(PASSAGE_COLUMNS)
-        .toArray())) as Record<string, unknown>[];
+      const rows = (await guard(
+        passagesTable.query().where(`revision = '${RevisionIdSchema.parse(revision)}'`).select(PASSAGE_COLUMNS).toArray(),
+      )) as Record<string, unknown>[];
       return rows.map(toPassage).sort((a, b) => a.start - b.start);
     },
     async evidence() {

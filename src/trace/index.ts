@@ -1,5 +1,6 @@
 export { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-export { createPostgresTraceStore, grantServiceRole, migratePostgres, PG_MIGRATIONS } from './postgres-store.js';
+export { grantServiceRole, migratePostgres, PG_MIGRATIONS } from './postgres-schema.js';
+export { createPostgresTraceStore } from './postgres-store.js';
 export { redact, type IdentifierType, type Redaction } from './redact.js';
 export { createSqliteTraceStore } from './sqlite-store.js';
 export { columnsOf, INDEXED_COLUMNS, isTombstone, listedQuery, payloadOf, tombstoneOf, type IndexedColumn, type OutcomeCount, type PurgeRecord, type StoredTrace, type TraceFilter, type TraceStore } from './store.js';
