@@ -1,4 +1,4 @@
-import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
+import { selectInForce, TraceSchema, type IsoDate, type RevisionId, type RevisionMeta, type Role, type SourceId, type Trace } from '../domain/index.js';
 import { readCommit, snapshotIdOf, type PolicyIndex } from '../index-store/index.js';
 import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type PurgeRecord, type StoredTrace, type TraceStore } from '../trace/index.js';
 
@@ -33,10 +33,50 @@ export interface Anchor {
   readonly hash: string;
 }
 
+/** What an index commit says, read once per run: its snapshot id, and per role and date what was in force. */
+type CommitView =
+  | { readonly problem: string }
+  | { readonly snapshot: string; readonly inForce: (role: Role, asOf: IsoDate) => ReadonlyMap<SourceId, RevisionMeta> };
+
 interface VerifyContext {
   readonly index: PolicyIndex;
   readonly dataDir: string;
+  /** Computed once per run: 100k traces cite the same few revisions and commits. */
   readonly bodies: Map<RevisionId, Promise<string | null>>;
+  readonly commits: Map<number, Promise<CommitView>>;
+}
+
+function once<K, V>(cache: Map<K, Promise<V>>, key: K, make: () => Promise<V>): Promise<V> {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+async function commitView(seq: number, ctx: VerifyContext): Promise<CommitView> {
+  let commit;
+  try {
+    commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
+  } catch (error) {
+    return { problem: `index commit ${seq} cannot be read (${messageOf(error).split('\n')[0] ?? ''})` };
+  }
+  if (commit === null) return { problem: `index commit ${seq} is not in the commit log` };
+  const known = [...ctx.index.revisions.values()].filter((r) => r.ingestSeq <= seq);
+  const present = new Set(commit.present);
+  const chosen = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
+  return {
+    snapshot: snapshotIdOf(commit),
+    inForce: (role, asOf) => {
+      let found = chosen.get(`${role}@${asOf}`);
+      if (found === undefined) {
+        found = selectInForce(known, { role, asOf, present });
+        chosen.set(`${role}@${asOf}`, found);
+      }
+      return found;
+    },
+  };
 }
 
 function chainProblems(row: StoredTrace, previousHash: string | null): string[] {
@@ -50,14 +90,7 @@ function chainProblems(row: StoredTrace, previousHash: string | null): string[] 
 
 async function contentProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
   const problems: string[] = [];
-  const body = (revision: RevisionId): Promise<string | null> => {
-    let cached = ctx.bodies.get(revision);
-    if (cached === undefined) {
-      cached = ctx.index.revisionBody(revision);
-      ctx.bodies.set(revision, cached);
-    }
-    return cached;
-  };
+  const body = (revision: RevisionId): Promise<string | null> => once(ctx.bodies, revision, () => ctx.index.revisionBody(revision));
   for (const r of trace.retrieved) {
     const text = await body(r.revision);
     if (text === null) problems.push(`${r.label}: revision ${r.revision} is not in the index`);
@@ -85,17 +118,10 @@ async function contentProblems(trace: Trace, ctx: VerifyContext): Promise<string
 async function inForceProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
   if (trace.citations.length === 0) return [];
   const seq = Number(trace.config.index_snapshot.split(':')[0]);
-  let commit;
-  try {
-    commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
-  } catch (error) {
-    return [`in force: index commit ${seq} cannot be read (${messageOf(error).split('\n')[0] ?? ''})`];
-  }
-  if (commit === null) return [`in force: index commit ${trace.config.index_snapshot} is not in the commit log`];
-  const snapshot = snapshotIdOf(commit);
-  if (snapshot !== trace.config.index_snapshot) return [`in force: index commit ${seq} is now ${snapshot}, not the ${trace.config.index_snapshot} the trace was answered from`];
-  const known = [...ctx.index.revisions.values()].filter((r) => r.ingestSeq <= seq);
-  const inForce = selectInForce(known, { role: trace.role, asOf: trace.as_of, present: new Set(commit.present) });
+  const commit = await once(ctx.commits, seq, () => commitView(seq, ctx));
+  if ('problem' in commit) return [`in force: ${commit.problem}`];
+  if (commit.snapshot !== trace.config.index_snapshot) return [`in force: index commit ${seq} is now ${commit.snapshot}, not the ${trace.config.index_snapshot} the trace was answered from`];
+  const inForce = commit.inForce(trace.role, trace.as_of);
   return trace.citations
     .filter((c) => inForce.get(c.source_id)?.revision !== c.revision)
     .map((c) => `in force: cited revision ${c.revision} of ${c.source_id} was not in force for ${trace.role} on ${trace.as_of}`);
@@ -186,7 +212,7 @@ export async function verifyTraces(options: {
   readonly anchors?: readonly Anchor[];
   readonly onProgress?: (checked: number) => void;
 }): Promise<VerifyReport> {
-  const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map() };
+  const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map(), commits: new Map() };
   const failed: TraceVerdict[] = [];
   const store: string[] = [];
   let firstBrokenLink: VerifyReport['firstBrokenLink'] = null;
