@@ -70,7 +70,7 @@ describe('citetrace verify (CLI)', () => {
 
   it.each([
     [[], 'give a trace id, --all or --index'],
-    [['00000000-0000-4000-8000-000000000000', '--all'], 'give a trace id or --all, not both'],
+    [['00000000-0000-4000-8000-000000000000', '--all'], 'give a trace id or --all (which --public-key and --against imply), not both'],
   ])('refuses %j with exit 2 and one line', async (args, message) => {
     const result = await verify(pristine, ...args);
     expect(result.code).toBe(2);

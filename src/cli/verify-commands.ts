@@ -64,7 +64,7 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
     .option('--json', 'print the report as JSON')
     .action(async (id: string | undefined, opts: VerifyOptions) => {
       const chain = opts.all === true || opts.publicKey !== undefined || opts.against !== undefined;
-      if (id !== undefined && chain) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all, not both');
+      if (id !== undefined && chain) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all (which --public-key and --against imply), not both');
       if (id === undefined && !chain && opts.index !== true) throw new CitetraceError('BAD_INPUT', 'give a trace id, --all or --index');
       const config = io.config();
       const [{ findingsOf, verifyIndex }, { openPolicyIndex }] = await Promise.all([evaluation(), indexStore()]);
