@@ -7,7 +7,7 @@ import { columnsOf, storedFromRow, tombstoneOf, type StoredTrace, type TraceRow,
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
 
-const MIGRATIONS: readonly string[] = [
+export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE traces (
      seq        INTEGER PRIMARY KEY AUTOINCREMENT,
      trace_id   TEXT NOT NULL UNIQUE,
@@ -76,7 +76,7 @@ let expected: readonly SchemaObject[] | undefined;
 function expectedSchema(): readonly SchemaObject[] {
   if (expected === undefined) {
     const db = new Database(':memory:');
-    MIGRATIONS.forEach((sql) => db.exec(sql));
+    SQLITE_MIGRATIONS.forEach((sql) => db.exec(sql));
     expected = db.prepare<[], SchemaObject>(SCHEMA_QUERY).all();
     db.close();
   }
@@ -128,8 +128,8 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
       db.pragma('foreign_keys = ON');
       const version = Number(db.pragma('user_version', { simple: true }));
       db.transaction(() => {
-        MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
-        db.pragma(`user_version = ${MIGRATIONS.length}`);
+        SQLITE_MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
+        db.pragma(`user_version = ${SQLITE_MIGRATIONS.length}`);
       }).immediate();
     }
   } catch (error) {
@@ -235,7 +235,7 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
         const version = Number(db.pragma('user_version', { simple: true }));
         const integrity = db.prepare<[], { quick_check: string }>('PRAGMA quick_check').all().map((r) => r.quick_check).filter((r) => r !== 'ok');
         return [
-          ...(version === MIGRATIONS.length ? [] : [`schema: version ${version}, expected ${MIGRATIONS.length}`]),
+          ...(version === SQLITE_MIGRATIONS.length ? [] : [`schema: version ${version}, expected ${SQLITE_MIGRATIONS.length}`]),
           ...schemaDifferences(db.prepare<[], SchemaObject>(SCHEMA_QUERY).all()),
           ...integrity.map((problem) => `database: ${problem}`),
         ];
