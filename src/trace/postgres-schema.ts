@@ -170,7 +170,7 @@ export async function schemaFindings(pool: pg.Pool): Promise<string[]> {
   );
   const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
   return [
-    ...(version === latest ? [] : [`schema: version ${version}, expected ${latest}`]),
+    ...(version === latest ? [] : [`schema: version ${version}, expected ${latest} (pending migrations: run citetrace db migrate as the owner role)`]),
     ...GUARD_TRIGGERS.flatMap(({ table, name, fn, type }) => {
       const found = triggers.find((t) => t.table === table && t.name === name);
       if (found === undefined) return [`schema: trigger ${name} on ${table} is missing`];

@@ -235,7 +235,7 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
         const version = Number(db.pragma('user_version', { simple: true }));
         const integrity = db.prepare<[], { quick_check: string }>('PRAGMA quick_check').all().map((r) => r.quick_check).filter((r) => r !== 'ok');
         return [
-          ...(version === SQLITE_MIGRATIONS.length ? [] : [`schema: version ${version}, expected ${SQLITE_MIGRATIONS.length}`]),
+          ...(version === SQLITE_MIGRATIONS.length ? [] : [`schema: version ${version}, expected ${SQLITE_MIGRATIONS.length} (pending migrations: run citetrace db migrate)`]),
           ...schemaDifferences(db.prepare<[], SchemaObject>(SCHEMA_QUERY).all()),
           ...integrity.map((problem) => `database: ${problem}`),
         ];
