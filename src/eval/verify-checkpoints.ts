@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CitetraceError, wrapError } from '../domain/index.js';
 import { commitDigest } from '../index-store/index.js';
-import { CheckpointSchema, checkpointSignatureValid, keyIdOf, purgesDigest, type Checkpoint, type CheckpointLine, type PurgeRecord, type TraceStore } from '../trace/index.js';
+import { checkpointSignatureValid, keyIdOf, parseCheckpointLine, purgesDigest, type Checkpoint, type CheckpointLine, type PurgeRecord, type TraceStore } from '../trace/index.js';
 import type { Anchor } from './verify.js';
 
 /** What signed checkpoints contribute to verification: heads the chain walk must reach, and findings about the checkpoints themselves. */
@@ -100,14 +100,9 @@ export async function keptHeads(value: string, publicKey: KeyObject | null): Pro
       anchors.push({ label: `kept head #${kept[1]} (${value} line ${i + 1})`, seq: Number(kept[1]), hash: kept[2] ?? '' });
       continue;
     }
-    let parsed;
-    try {
-      parsed = CheckpointSchema.safeParse(JSON.parse(line));
-    } catch {
-      parsed = null;
-    }
-    if (parsed?.success !== true) throw new CitetraceError('BAD_INPUT', `--against ${value} line ${i + 1}: neither a head (SEQ sha256:HEX) nor a checkpoint`);
-    const c = parsed.data;
+    const parsed = parseCheckpointLine(line, i + 1);
+    if ('problem' in parsed) throw new CitetraceError('BAD_INPUT', `--against ${value} line ${i + 1}: neither a head (SEQ sha256:HEX) nor a checkpoint`);
+    const c = parsed.checkpoint;
     const label = `kept ${labelOf(i + 1, c)} of ${value}`;
     if (publicKey !== null && !checkpointSignatureValid(c, publicKey)) findings.push(`${label}: signature does not verify with the given public key`);
     else anchors.push({ label, seq: c.seq, hash: c.head });

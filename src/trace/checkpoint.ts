@@ -73,16 +73,19 @@ export async function readCheckpoints(file: string): Promise<readonly Checkpoint
     .split('\n')
     .map((raw, i) => ({ raw, line: i + 1 }))
     .filter(({ raw }) => raw.trim() !== '')
-    .map(({ raw, line }) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(raw) as unknown;
-      } catch {
-        return { line, problem: 'not JSON' };
-      }
-      const parsed = CheckpointSchema.safeParse(json);
-      return parsed.success ? { line, checkpoint: parsed.data } : { line, problem: `not a checkpoint (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})` };
-    });
+    .map(({ raw, line }) => parseCheckpointLine(raw, line));
+}
+
+/** One line of a checkpoint file (or of a file of kept checkpoints). */
+export function parseCheckpointLine(raw: string, line: number): CheckpointLine {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw) as unknown;
+  } catch {
+    return { line, problem: 'not JSON' };
+  }
+  const parsed = CheckpointSchema.safeParse(json);
+  return parsed.success ? { line, checkpoint: parsed.data } : { line, problem: `not a checkpoint (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})` };
 }
 
 async function appendDurably(file: string, line: string): Promise<void> {
