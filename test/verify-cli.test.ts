@@ -64,7 +64,7 @@ describe('citetrace verify (CLI)', () => {
     expect(text.stdout).toMatch(/verified 3 trace\(s\): 3 ok, 0 failed; 0 purged .*; 0 store finding\(s\)\nverified index: \d+ revision\(s\), \d+ passage\(s\); 0 finding\(s\)\n$/u);
     const json = await verify(dir, '--all', '--index', '--json');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, traces: { checked: 3, failed: [], store: [] }, index: { findings: [] } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, findings: [], traces: { checked: 3, failed: [], store: [] }, index: { findings: [] } });
     expect(await contents(dir)).toEqual(before);
   });
 
@@ -93,8 +93,9 @@ describe('citetrace verify (CLI)', () => {
     expect(text.stdout).toMatch(/\(#3\): record: column outcome differs from the hashed record/u);
     const json = await verify(dir, '--all', '--json');
     expect(json.code).toBe(1);
-    const report = JSON.parse(json.stdout) as { ok: boolean; traces: { failed: { seq: number }[]; store: string[] } };
+    const report = JSON.parse(json.stdout) as { ok: boolean; findings: string[]; traces: { failed: { seq: number }[]; store: string[] } };
     expect(report.ok).toBe(false);
+    expect(report.findings).toHaveLength(Number(/(\d+) finding/u.exec(json.stderr)?.[1]));
     expect(report.traces.failed.map((f) => f.seq)).toEqual([1, 3]);
     expect(report.traces.store).toHaveLength(1);
     expect(await contents(dir)).toEqual(before);

@@ -73,7 +73,7 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
         const traces = id === undefined && !chain ? null : await verifyStore(config, index, id, opts);
         const indexReport = opts.index === true ? await verifyIndex({ index, dataDir: config.dataDir }) : null;
         const findings = [...(traces === null ? [] : findingsOf(traces)), ...(indexReport?.findings ?? [])];
-        if (opts.json === true) io.out(`${JSON.stringify({ ok: findings.length === 0, traces, index: indexReport }, null, 2)}\n`);
+        if (opts.json === true) io.out(`${JSON.stringify({ ok: findings.length === 0, findings, traces, index: indexReport }, null, 2)}\n`);
         else printText(io, traces, indexReport);
         if (findings.length > 0) throw new CitetraceError('VERIFY_FAILED', `verification failed: ${findings.length} finding(s)`);
       } finally {
