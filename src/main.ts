@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
-import { openPolicyIndex, type PolicyIndex } from './index-store/index.js';
+import { commitDigest, openPolicyIndex, readManifest, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
-import type { AssistantConfig } from './domain/index.js';
+import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
 import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
-import { createPostgresTraceStore, createSqliteTraceStore, redact, type TraceStore } from './trace/index.js';
+import { createPostgresTraceStore, createSqliteTraceStore, redact, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
 
 /**
  * Composition root: the one place that turns configuration into ready adapters. `bulk` is for
@@ -59,9 +60,52 @@ export async function createScopeRouterFor(assistant: AssistantConfig, config: P
 
 export { isPostgresUrl };
 
-/** SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on open). */
-export function createTraceStore(config: Config): Promise<TraceStore> {
-  return isPostgresUrl(config.traces) ? createPostgresTraceStore({ url: config.traces }) : Promise.resolve(createSqliteTraceStore({ file: config.traces }));
+/**
+ * SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on
+ * open). `readonly` (verification) opens an existing store without migrating or writing.
+ */
+export async function createTraceStore(config: Config, options: { readonly readonly?: boolean } = {}): Promise<TraceStore> {
+  const readonly = options.readonly === true;
+  const privateKey = readonly ? null : await loadSigningKey(config);
+  const store = isPostgresUrl(config.traces)
+    ? await createPostgresTraceStore({ url: config.traces, migrate: !readonly })
+    : createSqliteTraceStore({ file: config.traces, readonly });
+  return privateKey === null ? store : withCheckpoints(store, checkpointingOf(config, privateKey));
+}
+
+/** The checkpoint signing key (CITETRACE_SIGNING_KEY[_FILE]), or null when none is configured; an unreadable or non-Ed25519 key is bad input. */
+export async function loadSigningKey(config: Config): Promise<KeyObject | null> {
+  const source = config.signingKey;
+  if (source === undefined) return null;
+  const named = 'file' in source ? `signing key file ${source.file}` : 'CITETRACE_SIGNING_KEY';
+  let pem: string;
+  try {
+    pem = 'file' in source ? await readFile(source.file, 'utf8') : source.pem;
+  } catch (error) {
+    throw wrapError('BAD_INPUT', `cannot read ${named}`, error);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new CitetraceError('BAD_INPUT', `${named} is not a PEM private key`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new CitetraceError('BAD_INPUT', `${named} is a ${key.asymmetricKeyType ?? 'symmetric'} key, not Ed25519`);
+  return key;
+}
+
+/** How checkpoints of this configuration are written: to its checkpoint file, naming the index commit in its data folder. */
+export function checkpointingOf(config: Config, privateKey: KeyObject): Checkpointing {
+  return {
+    privateKey,
+    file: config.checkpoints,
+    every: config.checkpointEvery,
+    indexDigest: async () => {
+      const manifest = await readManifest(config.dataDir);
+      return manifest === null ? null : commitDigest(config.dataDir, manifest.seq);
+    },
+    clock: () => new Date(),
+  };
 }
 
 /** OTLP export when an endpoint is configured (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); otherwise no spans at all. */

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Trace } from '../src/domain/index.js';
 import { sampleTrace } from '../scripts/sample-trace.js';
-import { bodyDigest, canonicalJson, chainHash, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, type TraceStore } from '../src/trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
 import { testPostgresUrl } from './postgres.js';
 
@@ -13,6 +13,8 @@ import { testPostgresUrl } from './postgres.js';
 /** One backend under the contract: how to open a store on a fresh database, and how to reach it around the store. */
 interface Backend {
   readonly name: string;
+  /** A statement that switches the guard triggers off, as someone with the owner's rights would, and the findings it must cause. */
+  readonly disarm: { readonly sql: string; readonly findings: readonly string[] };
   open(): Promise<{ store: () => Promise<TraceStore>; sql: (statement: string) => Promise<unknown> }>;
 }
 
@@ -23,6 +25,7 @@ afterAll(async () => {
 
 const sqlite: Backend = {
   name: 'SQLite',
+  disarm: { sql: 'DROP TRIGGER traces_no_delete', findings: ['schema: trigger traces_no_delete is missing (dropped or renamed)'] },
   async open() {
     const file = path.join(await tempDir(), 'traces.sqlite');
     return {
@@ -42,6 +45,10 @@ const sqlite: Backend = {
 
 const postgres: Backend = {
   name: 'PostgreSQL',
+  disarm: {
+    sql: 'ALTER TABLE traces DISABLE TRIGGER ALL',
+    findings: ['schema: trigger traces_no_update on traces is disabled', 'schema: trigger traces_no_delete on traces is disabled', 'schema: trigger traces_no_truncate on traces is disabled'],
+  },
   async open() {
     const url = testPostgresUrl();
     const schema = `t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
@@ -134,15 +141,84 @@ describe.each([sqlite, postgres])('TraceStore contract on $name', (backend) => {
     expect(rows[0]?.body).not.toContain('Harbor');
     expect(JSON.parse(rows[1]?.body ?? '{}')).toMatchObject({ purged: true, outcome: 'answer', reason: null, trace_id: old2.trace.trace_id });
     expect((await store.get(old1.trace.trace_id))?.purged).toBe(true);
-    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date() })).toEqual({ purged: 0 });
+    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date('2026-12-03T00:00:00.000Z') })).toEqual({ purged: 0 });
+    expect(await store.purges()).toEqual([
+      { id: 1, purgedAt: '2026-12-02T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 2 },
+      { id: 2, purgedAt: '2026-12-03T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 0 },
+    ]);
     await expect(db.sql(`UPDATE traces SET outcome = 'clarify' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
     await expect(db.sql(`UPDATE traces SET hash = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
+    await store.close();
+  });
+
+  it('checks itself: no finding when intact, names guard triggers switched off', async () => {
+    const db = await backend.open();
+    const store = await db.store();
+    await store.append(sampleTrace());
+    expect(await store.selfCheck()).toEqual([]);
+    await db.sql(backend.disarm.sql);
+    expect(await store.selfCheck()).toEqual(backend.disarm.findings);
     await store.close();
   });
 
   it('refuses a trace that breaks the contract schema', async () => {
     const store = await (await backend.open()).store();
     await expect(store.append({ ...sampleTrace(), as_of: '2026-13-01' })).rejects.toThrow(/trace append failed/u);
+    await store.close();
+  });
+});
+
+describe('a store written before migration 3 (the hardened triggers)', () => {
+  const old = sampleTrace({ created_at: '2026-01-01T00:00:00.000Z' });
+  const body = canonicalJson(old);
+  const digest = bodyDigest(body);
+  const row = { ...old, body, body_sha256: digest, prev_hash: GENESIS_HASH, hash: chainHash(GENESIS_HASH, digest) };
+  const purgedAt = '2026-02-01T00:00:00.000Z';
+
+  it('SQLite: migrates in place, keeps its trace and purge, and ends with the schema of a new store', async () => {
+    const file = path.join(await tempDir(), 'traces.sqlite');
+    const db = new Database(file);
+    SQLITE_MIGRATIONS.slice(0, 2).forEach((sql) => db.exec(sql));
+    db.pragma('user_version = 2');
+    db.prepare(
+      'INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash) VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @body_sha256, @prev_hash, @hash)',
+    ).run(row);
+    db.close();
+    const store = createSqliteTraceStore({ file });
+    expect(await store.selfCheck()).toEqual([]);
+    expect(await store.purge({ before: '2026-01-02T00:00:00.000Z', now: new Date(purgedAt) })).toEqual({ purged: 1 });
+    const appended = await store.append(sampleTrace());
+    expect(appended.prevHash).toBe(row.hash);
+    expect((await store.scan({ afterSeq: 0, limit: 5 })).map((r) => r.purged)).toEqual([true, false]);
+    await store.close();
+  });
+
+  it('PostgreSQL: migrates in place, keeps its trace and legacy purge, and ends with the schema of a new store', async () => {
+    const url = testPostgresUrl();
+    const schema = `up_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const admin = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+    await admin.connect();
+    cleanups.push(async () => {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    for (const m of PG_MIGRATIONS.slice(0, 2)) {
+      await admin.query(m.sql);
+      await admin.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+    }
+    await admin.query('INSERT INTO traces (seq, trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash) VALUES (1,$1,$2,$3,$4,$5,$6,$7,$8,$9,$10)', [
+      row.trace_id, row.created_at, row.outcome, row.reason, row.role, row.as_of, row.body, row.body_sha256, row.prev_hash, row.hash,
+    ]);
+    // The purge as migration 2's code wrote it: tombstone first, then the record.
+    await admin.query('UPDATE traces SET body = $1 WHERE seq = 1', [tombstoneOf(columnsOf(old), purgedAt)]);
+    await admin.query('INSERT INTO purges (purged_at, before, traces) VALUES ($1, $2, 1)', [purgedAt, '2026-01-02T00:00:00.000Z']);
+    const store = await createPostgresTraceStore({ url, schema });
+    expect(await store.selfCheck()).toEqual([]);
+    expect(await store.purges()).toEqual([{ id: 1, purgedAt, before: '2026-01-02T00:00:00.000Z', traces: 1 }]);
+    expect((await store.append(sampleTrace())).prevHash).toBe(row.hash);
+    expect(await store.purge({ before: '2099-01-01T00:00:00.000Z', now: new Date('2026-12-02T00:00:00.000Z') })).toEqual({ purged: 1 });
     await store.close();
   });
 });

@@ -19,7 +19,7 @@ const QUESTIONS = [
 function tamper(file: string, sql: string, ...params: unknown[]): void {
   const db = new Database(file);
   const triggers = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'traces'").all();
-  db.exec('DROP TRIGGER traces_no_update; DROP TRIGGER traces_no_delete;');
+  for (const t of db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'traces'").all()) db.exec(`DROP TRIGGER ${t.name}`);
   db.prepare(sql).run(...params);
   for (const t of triggers) db.exec(t.sql);
   db.close();

@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
 import type { EvalMetrics } from '../eval/index.js';
 import { progressBar } from './progress.js';
+import { registerVerifyCommands } from './verify-commands.js';
 
 // Loaded by the command that runs, not at start-up (see program.ts).
 const evaluation = () => import('../eval/index.js');
@@ -109,26 +110,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
       }
     });
 
-  program
-    .command('verify')
-    .description('re-check stored traces end to end (hash chain, passage text, citations, labels, in force)')
-    .argument('[id]', 'one trace id')
-    .option('--all', 'every trace, in chain order')
-    .action(async (id: string | undefined, opts: { all?: boolean }) => {
-      if ((id === undefined) === (opts.all !== true)) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all');
-      const config = io.config();
-      const [{ verifyTraces }, { openRuntime }] = await Promise.all([evaluation(), main()]);
-      const runtime = await openRuntime({ config, onProgress: io.progress });
-      try {
-        const report = await verifyTraces({ store: runtime.store, index: runtime.index, dataDir: config.dataDir, traceId: id });
-        for (const f of report.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
-        if (report.firstBrokenLink !== null) io.out(`first broken link: trace ${report.firstBrokenLink.traceId} (#${report.firstBrokenLink.seq})\n`);
-        io.out(`verified ${report.checked} trace(s): ${report.checked - report.failed.length} ok, ${report.failed.length} failed; ${report.purged} purged (links checked, payload removed)\n`);
-        if (report.failed.length > 0) throw new CitetraceError('GATE_FAILED', `verification failed for ${report.failed.length} trace(s)`);
-      } finally {
-        await runtime.close();
-      }
-    });
+  registerVerifyCommands(program, io);
 
   program
     .command('purge')

@@ -1,5 +1,9 @@
 import { runCli } from './program.js';
 
+// LanceDB logs its own warnings to stderr (Rust env_logger, read when it loads); a damaged index
+// is reported by the command in one line instead. LANCEDB_LOG=warn brings them back.
+process.env.LANCEDB_LOG ??= 'error';
+
 const code = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),

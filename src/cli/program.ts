@@ -232,17 +232,25 @@ export function buildProgram(io: Io): Command {
   };
   registerAuditCommands(program, { out: io.out, err: io.err, isTty: io.isTty, config: () => dataConfig('reads'), traceConfig, progress });
 
-  program
-    .command('db')
-    .description('trace store administration')
-    .command('migrate')
-    .description('apply pending trace store migrations (also done on start)')
+  const db = program.command('db').description('trace store administration');
+  db.command('migrate')
+    .description('apply pending trace store migrations (also done on start); on PostgreSQL, run as the owner role')
     .action(async () => {
       const cfg = traceConfig();
       const { createTraceStore } = await main();
       const store = await createTraceStore(cfg);
       io.out(`trace store ${store.id} is up to date\n`);
       await store.close();
+    });
+  db.command('grant')
+    .description('PostgreSQL: let the service role append, read and purge (through traces_purge), nothing else; run as the owner role')
+    .argument('<role>', 'the role the service connects as')
+    .action(async (role: string) => {
+      const cfg = traceConfig();
+      if (!isPostgresUrl(cfg.traces)) throw new CitetraceError('BAD_INPUT', 'db grant is for a PostgreSQL trace store (CITETRACE_TRACES=postgres://...)');
+      const { grantServiceRole } = await import('../trace/index.js');
+      await grantServiceRole({ url: cfg.traces, role });
+      io.out(`granted ${role} INSERT and SELECT on traces, SELECT on purges, EXECUTE on traces_purge\n`);
     });
 
   program

@@ -15,6 +15,16 @@ export const ConfigSchema = z.object({
   }),
   /** SQLite file path (default <dataDir>/traces.sqlite) or, later, a postgres:// URL. */
   traces: z.string().min(1),
+  /**
+   * Signed checkpoints: the Ed25519 private key (PEM) given in CITETRACE_SIGNING_KEY, or the file
+   * CITETRACE_SIGNING_KEY_FILE names, which must lie outside the data folder (whoever copies the
+   * data must not get the key with it). Absent: no checkpoints are written.
+   */
+  signingKey: z.union([z.object({ pem: z.string().min(1) }), z.object({ file: z.string().min(1) })]).optional(),
+  /** Where signed checkpoints are appended, one JSON line each (CITETRACE_CHECKPOINTS, default <dataDir>/checkpoints.jsonl). */
+  checkpoints: z.string().min(1),
+  /** A checkpoint after every this many traces (CITETRACE_CHECKPOINT_EVERY, default 1000), and on shutdown. */
+  checkpointEvery: z.number().int().min(1),
   /** API keys (hashed), default <dataDir>/keys.sqlite. */
   keys: z.string().min(1),
   /** HTTP listen address and port (PORT honoured). */
@@ -117,6 +127,9 @@ export function loadConfig(input: ConfigInput): Config {
       maxFiles: intFrom(env.CITETRACE_MAX_FILES, DEFAULT_MAX_FILES),
     },
     traces: env.CITETRACE_TRACES ?? path.join(dataDir, 'traces.sqlite'),
+    signingKey: env.CITETRACE_SIGNING_KEY ? { pem: env.CITETRACE_SIGNING_KEY } : env.CITETRACE_SIGNING_KEY_FILE ? { file: env.CITETRACE_SIGNING_KEY_FILE } : undefined,
+    checkpoints: env.CITETRACE_CHECKPOINTS ?? path.join(dataDir, 'checkpoints.jsonl'),
+    checkpointEvery: intFrom(env.CITETRACE_CHECKPOINT_EVERY, 1000),
     keys: env.CITETRACE_KEYS ?? path.join(dataDir, 'keys.sqlite'),
     host: env.HOST ?? '127.0.0.1',
     port: intFrom(env.PORT, 8080),
@@ -153,7 +166,16 @@ export function loadConfig(input: ConfigInput): Config {
   if (parsed.data.k > parsed.data.candidates) {
     throw new CitetraceError('BAD_INPUT', `configuration: CITETRACE_K (${parsed.data.k}) exceeds CITETRACE_CANDIDATES (${parsed.data.candidates})`);
   }
+  const keyFile = parsed.data.signingKey !== undefined && 'file' in parsed.data.signingKey ? parsed.data.signingKey.file : undefined;
+  if (keyFile !== undefined && isInside(parsed.data.dataDir, keyFile)) {
+    throw new CitetraceError('BAD_INPUT', `configuration: CITETRACE_SIGNING_KEY_FILE ${keyFile} lies inside the data folder ${parsed.data.dataDir}; keep the signing key elsewhere`);
+  }
   return Object.freeze(parsed.data);
+}
+
+function isInside(dir: string, file: string): boolean {
+  const relative = path.relative(path.resolve(dir), path.resolve(file));
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /** The trace store is PostgreSQL when CITETRACE_TRACES is a postgres:// URL, SQLite otherwise. */

@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   MODEL_UNAVAILABLE: { exit: 1, http: 503 },
   STORE_FAILURE: { exit: 1, http: 500 },
   INTERNAL: { exit: 1, http: 500 },
+  /** `verify` found something that is not intact (its findings are listed on stdout). */
+  VERIFY_FAILED: { exit: 1, http: 409 },
+  /** An index file cannot be read (corrupted or truncated): one line naming it, never a panic. */
+  INDEX_CORRUPT: { exit: 2, http: 500 },
   /** A quality gate asked for on the command line was missed (eval thresholds, replay --fail-on-change). */
   GATE_FAILED: { exit: 3, http: 409 },
 } as const satisfies Record<string, { readonly exit: 1 | 2 | 3; readonly http: number }>;

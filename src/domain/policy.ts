@@ -80,10 +80,12 @@ export interface Revision {
   readonly path: string;
   /** Markdown after the front matter; passage offsets index into this string. */
   readonly body: string;
+  /** The file's text before the body (the --- block): `frontMatter + body` is what `revision` hashes. */
+  readonly frontMatter: string;
 }
 
-/** Revision metadata kept in memory for in-force selection (everything but the body). */
-export type RevisionMeta = Omit<Revision, 'body'> & { readonly ingestSeq: number };
+/** Revision metadata kept in memory for in-force selection (everything but the text). */
+export type RevisionMeta = Omit<Revision, 'body' | 'frontMatter'> & { readonly ingestSeq: number };
 
 /** A passage: a contiguous span [start, end) of a revision body. */
 export interface Passage {

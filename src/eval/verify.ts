@@ -1,6 +1,6 @@
-import { selectInForce, TraceSchema, type RevisionId, type Trace } from '../domain/index.js';
-import { readCommit, type PolicyIndex } from '../index-store/index.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { selectInForce, TraceSchema, type IsoDate, type RevisionId, type RevisionMeta, type Role, type SourceId, type Trace } from '../domain/index.js';
+import { readCommit, snapshotIdOf, type PolicyIndex } from '../index-store/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type PurgeRecord, type StoredTrace, type TraceStore } from '../trace/index.js';
 
 export interface TraceVerdict {
   readonly traceId: string;
@@ -16,12 +16,67 @@ export interface VerifyReport {
   readonly failed: readonly TraceVerdict[];
   /** The first trace whose link to its predecessor is broken, if any. */
   readonly firstBrokenLink: { readonly seq: number; readonly traceId: string } | null;
+  /** Findings about the store as a whole: its schema and integrity, its purge records, reads that failed. */
+  readonly store: readonly string[];
 }
+
+/** Every finding, the store's first: empty when everything checked is intact. */
+export function findingsOf(report: VerifyReport): string[] {
+  return [...report.store, ...report.failed.flatMap((f) => f.problems)];
+}
+
+/** A chain head kept outside the store (a signed checkpoint, or a head an auditor wrote down): trace `seq` must still hash to `hash`. */
+export interface Anchor {
+  /** Names the head in findings, e.g. "checkpoint line 3 (#1000, 2026-12-02T10:00:00.000Z)". */
+  readonly label: string;
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** What an index commit says, read once per run: its snapshot id, and per role and date what was in force. */
+type CommitView =
+  | { readonly problem: string }
+  | { readonly snapshot: string; readonly inForce: (role: Role, asOf: IsoDate) => ReadonlyMap<SourceId, RevisionMeta> };
 
 interface VerifyContext {
   readonly index: PolicyIndex;
   readonly dataDir: string;
+  /** Computed once per run: 100k traces cite the same few revisions and commits. */
   readonly bodies: Map<RevisionId, Promise<string | null>>;
+  readonly commits: Map<number, Promise<CommitView>>;
+}
+
+function once<K, V>(cache: Map<K, Promise<V>>, key: K, make: () => Promise<V>): Promise<V> {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+async function commitView(seq: number, ctx: VerifyContext): Promise<CommitView> {
+  let commit;
+  try {
+    commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
+  } catch (error) {
+    return { problem: `index commit ${seq} cannot be read (${messageOf(error).split('\n')[0] ?? ''})` };
+  }
+  if (commit === null) return { problem: `index commit ${seq} is not in the commit log` };
+  const known = [...ctx.index.revisions.values()].filter((r) => r.ingestSeq <= seq);
+  const present = new Set(commit.present);
+  const chosen = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
+  return {
+    snapshot: snapshotIdOf(commit),
+    inForce: (role, asOf) => {
+      let found = chosen.get(`${role}@${asOf}`);
+      if (found === undefined) {
+        found = selectInForce(known, { role, asOf, present });
+        chosen.set(`${role}@${asOf}`, found);
+      }
+      return found;
+    },
+  };
 }
 
 function chainProblems(row: StoredTrace, previousHash: string | null): string[] {
@@ -35,14 +90,7 @@ function chainProblems(row: StoredTrace, previousHash: string | null): string[] 
 
 async function contentProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
   const problems: string[] = [];
-  const body = (revision: RevisionId): Promise<string | null> => {
-    let cached = ctx.bodies.get(revision);
-    if (cached === undefined) {
-      cached = ctx.index.revisionBody(revision);
-      ctx.bodies.set(revision, cached);
-    }
-    return cached;
-  };
+  const body = (revision: RevisionId): Promise<string | null> => once(ctx.bodies, revision, () => ctx.index.revisionBody(revision));
   for (const r of trace.retrieved) {
     const text = await body(r.revision);
     if (text === null) problems.push(`${r.label}: revision ${r.revision} is not in the index`);
@@ -70,10 +118,10 @@ async function contentProblems(trace: Trace, ctx: VerifyContext): Promise<string
 async function inForceProblems(trace: Trace, ctx: VerifyContext): Promise<string[]> {
   if (trace.citations.length === 0) return [];
   const seq = Number(trace.config.index_snapshot.split(':')[0]);
-  const commit = Number.isInteger(seq) ? await readCommit(ctx.dataDir, seq) : null;
-  if (commit === null) return [`in force: index commit ${trace.config.index_snapshot} is not in the commit log`];
-  const known = [...ctx.index.revisions.values()].filter((r) => r.ingestSeq <= seq);
-  const inForce = selectInForce(known, { role: trace.role, asOf: trace.as_of, present: new Set(commit.present) });
+  const commit = await once(ctx.commits, seq, () => commitView(seq, ctx));
+  if ('problem' in commit) return [`in force: ${commit.problem}`];
+  if (commit.snapshot !== trace.config.index_snapshot) return [`in force: index commit ${seq} is now ${commit.snapshot}, not the ${trace.config.index_snapshot} the trace was answered from`];
+  const inForce = commit.inForce(trace.role, trace.as_of);
   return trace.citations
     .filter((c) => inForce.get(c.source_id)?.revision !== c.revision)
     .map((c) => `in force: cited revision ${c.revision} of ${c.source_id} was not in force for ${trace.role} on ${trace.as_of}`);
@@ -88,10 +136,71 @@ function parseJson(body: string): unknown {
   }
 }
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Purges are cross-checked against the purge records: a tombstone must name the time of a
+ * recorded purge and predate its cutoff, and each purge must account for exactly the tombstones
+ * that name it. A tombstone written behind the triggers, or a purge record edited to cover more,
+ * is a finding.
+ */
+function createPurgeLedger(records: readonly PurgeRecord[]): {
+  readonly check: (row: StoredTrace, purgedAt: unknown) => string[];
+  readonly unaccounted: () => string[];
+} {
+  const byTime = new Map(records.map((r) => [r.purgedAt, r]));
+  const seen = new Map<number, number>();
+  return {
+    check(row, purgedAt) {
+      const record = typeof purgedAt === 'string' ? byTime.get(purgedAt) : undefined;
+      if (record === undefined) return [`purge: the record says it was purged at ${String(purgedAt)}, but no purge was recorded then (forged purge)`];
+      seen.set(record.id, (seen.get(record.id) ?? 0) + 1);
+      const createdAt = row.columns.created_at ?? '';
+      return createdAt < record.before ? [] : [`purge: created ${createdAt}, not before the cutoff ${record.before} of the purge at ${record.purgedAt} (forged purge)`];
+    },
+    unaccounted: () =>
+      records
+        .filter((r) => (seen.get(r.id) ?? 0) !== r.traces)
+        .map((r) => `purge #${r.id} at ${r.purgedAt} recorded ${r.traces} trace(s), but ${seen.get(r.id) ?? 0} stored record(s) carry its tombstone`),
+  };
+}
+
+/**
+ * Kept heads against the chain as it is walked: each must be reached, with the same hash. Trace
+ * #seq hashing the same proves nothing at or before it changed (RFC 9162's consistency, by
+ * recomputation); a head beyond the end means traces were cut off.
+ */
+function createAnchorCheck(anchors: readonly Anchor[]): {
+  readonly at: (row: StoredTrace) => string[];
+  readonly unreached: (last: number) => string[];
+} {
+  const reached = new Set<number>([0]);
+  return {
+    at(row) {
+      reached.add(row.seq);
+      return anchors
+        .filter((a) => a.seq === row.seq)
+        .filter((a) => a.hash !== row.hash)
+        .map((a) => `${a.label}: trace #${row.seq} hashes to ${row.hash}, the kept head says ${a.hash} (the chain was rewritten at or before #${row.seq}, or the head is from another store)`);
+    },
+    unreached: (last) =>
+      anchors
+        .filter((a) => !reached.has(a.seq) || (a.seq === 0 && a.hash !== GENESIS_HASH))
+        .map((a) =>
+          a.seq > last
+            ? `${a.label}: the chain ends at #${last}, before the kept head #${a.seq} (traces were removed)`
+            : `${a.label}: trace #${a.seq} is not in the chain (removed, or the head is from another store)`,
+        ),
+  };
+}
+
 /**
  * Contract section 6: the hash chain is intact; every retrieved passage is its revision's text
  * between start and end; every citation resolves to the retrieved passage with its label; every
  * answer sentence carries a known label; each cited revision was in force for the role on as_of.
+ * Verifying every trace checks the store itself too (schema, integrity, purge records, kept
+ * heads). Every finding is listed; a malformed record or a failed read is a finding, and nothing
+ * is written.
  */
 export async function verifyTraces(options: {
   readonly store: TraceStore;
@@ -99,24 +208,39 @@ export async function verifyTraces(options: {
   readonly dataDir: string;
   /** One trace, or every trace in chain order when omitted. */
   readonly traceId?: string | undefined;
+  /** Heads kept outside the store, checked when every trace is (RFC 9162's consistency check, by walking the chain). */
+  readonly anchors?: readonly Anchor[];
   readonly onProgress?: (checked: number) => void;
 }): Promise<VerifyReport> {
-  const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map() };
+  const ctx: VerifyContext = { index: options.index, dataDir: options.dataDir, bodies: new Map(), commits: new Map() };
   const failed: TraceVerdict[] = [];
+  const store: string[] = [];
   let firstBrokenLink: VerifyReport['firstBrokenLink'] = null;
   let checked = 0;
   let purged = 0;
+  const attempt = async <T>(what: string, work: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await work();
+    } catch (error) {
+      store.push(`${what}: ${messageOf(error)}`);
+      return undefined;
+    }
+  };
+  // The store as a whole (schema, integrity check: a full read of the database) when every trace is verified.
+  if (options.traceId === undefined) store.push(...((await attempt('store', () => options.store.selfCheck())) ?? []));
+  const ledger = createPurgeLedger((await attempt('purges', () => options.store.purges())) ?? []);
 
-  const check = async (row: StoredTrace, previousHash: string | null): Promise<void> => {
+  const check = async (row: StoredTrace, previousHash: string | null, extra: readonly string[] = []): Promise<void> => {
     const json = parseJson(row.body);
     const parsed = TraceSchema.safeParse(json);
-    const problems = chainProblems(row, previousHash);
+    const problems = [...extra, ...chainProblems(row, previousHash)];
     const traceId = row.columns.trace_id ?? '';
     if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId };
     if (row.purged) {
       purged += 1;
       const purgedAt = (json as { purged_at?: unknown } | undefined)?.purged_at;
       if (tombstoneOf(row.columns, typeof purgedAt === 'string' ? purgedAt : '') !== row.body) problems.push('record: purged record differs from its columns');
+      problems.push(...ledger.check(row, purgedAt));
     } else if (json === undefined) problems.push('record: body is not valid JSON');
     else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     else {
@@ -132,25 +256,31 @@ export async function verifyTraces(options: {
   };
 
   if (options.traceId !== undefined) {
-    const row = await options.store.get(options.traceId);
-    if (row === null) return { checked: 0, purged: 0, failed: [{ traceId: options.traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null };
-    const previous = row.seq > 1 ? (await options.store.scan({ afterSeq: row.seq - 2, limit: 1 }))[0] : undefined;
-    await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
+    const { traceId } = options;
+    const row = await attempt('read', () => options.store.get(traceId));
+    if (row === null) return { checked: 0, purged: 0, failed: [{ traceId, seq: 0, problems: ['no such trace'] }], firstBrokenLink: null, store };
+    if (row !== undefined) {
+      const previous = row.seq > 1 ? (await attempt('read', () => options.store.scan({ afterSeq: row.seq - 2, limit: 1 })))?.[0] : undefined;
+      await check(row, previous?.seq === row.seq - 1 ? previous.hash : row.seq === 1 ? GENESIS_HASH : null);
+    }
   } else {
+    const anchors = createAnchorCheck(options.anchors ?? []);
     let previousHash: string = GENESIS_HASH;
     let expectedSeq = 1;
     for (let after = 0; ; ) {
-      const rows = await options.store.scan({ afterSeq: after, limit: 500 });
-      if (rows.length === 0) break;
+      const rows = await attempt(`read after trace #${after}`, () => options.store.scan({ afterSeq: after, limit: 500 }));
+      if (rows === undefined || rows.length === 0) break;
       for (const row of rows) {
-        // A gap in seq means a row was deleted: the next row's prev_hash will not match.
-        if (row.seq !== expectedSeq && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId: row.columns.trace_id ?? '' };
-        await check(row, previousHash);
+        // A gap in seq means rows were deleted.
+        const gap = row.seq === expectedSeq ? [] : [`chain: trace #${row.seq} follows #${expectedSeq - 1} (traces were removed)`];
+        await check(row, previousHash, gap);
+        store.push(...anchors.at(row));
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
         after = row.seq;
       }
     }
+    store.push(...ledger.unaccounted(), ...anchors.unreached(expectedSeq - 1));
   }
-  return { checked, purged, failed, firstBrokenLink };
+  return { checked, purged, failed, firstBrokenLink, store };
 }

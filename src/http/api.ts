@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { askRoleOf, type KeyStore } from '../auth/index.js';
 import { assertNever, CitationSchema, CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, TraceSchema } from '../domain/index.js';
-import { verifyTraces } from '../eval/index.js';
+import { findingsOf, verifyTraces } from '../eval/index.js';
 import { describeSources } from '../index-store/index.js';
 import { MAX_QUESTION_CHARS } from '../policy/index.js';
 import { listedQuery, payloadOf } from '../trace/index.js';
@@ -174,7 +174,7 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
     const rt = ctx.runtime();
     if ((await rt.store.get(request.params.id)) === null) throw new CitetraceError('NOT_FOUND', `no trace ${request.params.id}`);
     const report = await verifyTraces({ store: rt.store, index: rt.index, dataDir: ctx.dataDir, traceId: request.params.id });
-    const problems = report.failed.flatMap((f) => f.problems);
+    const problems = findingsOf(report);
     return { trace_id: request.params.id, ok: problems.length === 0, problems };
   });
 

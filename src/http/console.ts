@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { KeyStore } from '../auth/index.js';
 import { OutcomeSchema, ReasonSchema, RevisionIdSchema, RoleSchema, type Trace } from '../domain/index.js';
-import { verifyTraces } from '../eval/index.js';
+import { findingsOf, verifyTraces } from '../eval/index.js';
 import { listedQuery } from '../trace/index.js';
 import { CONSOLE_COOKIE, requireRole } from './auth.js';
 import { revisionPage, sourcesPage } from './console-sources.js';
@@ -76,7 +76,7 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
     if (t === null) return reply;
     const rt = ctx.runtime();
     const report = await verifyTraces({ store: rt.store, index: rt.index, dataDir: ctx.dataDir, traceId: t.trace_id });
-    const problems = report.failed.flatMap((f) => f.problems);
+    const problems = findingsOf(report);
     return html(reply, page(`Trace ${t.trace_id}`, evidencePath(t, { ok: problems.length === 0, problems }, revisionsNow(ctx, t))));
   });
 

@@ -2,10 +2,11 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { CitetraceError, wrapError, type Passage, type Revision, type RevisionId } from '../domain/index.js';
+import { digestIndexFiles } from './file-digests.js';
 import { hasField } from './filters.js';
 import { LANCE_DIR, readManifest, writeManifest, type Manifest } from './manifest.js';
 import { withWriteLock } from './write-lock.js';
-import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE, passagesSchema, revisionsSchema, type PassageRow } from './schema.js';
+import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE, passagesSchema, revisionsSchema, type PassageRow } from './schema.js';
 import { DEFAULT_VECTOR_INDEX, maintainOrdinalIndex, maintainVectorIndex, type VectorIndexPolicy } from './vector-index.js';
 
 export interface EmbeddedPassage extends Passage {
@@ -33,9 +34,10 @@ export interface CommitRequest {
   readonly vectorIndex?: VectorIndexPolicy;
 }
 
-function revisionRow(rev: Revision, seq: number, now: Date, ordinal: number | null): Record<string, unknown> {
+function revisionRow(rev: Revision, seq: number, now: Date, ordinal: number | null, withFrontMatter: boolean): Record<string, unknown> {
   return {
     ...(ordinal === null ? {} : { [REVISION_ORDINAL]: ordinal }),
+    ...(withFrontMatter ? { [FRONT_MATTER]: rev.frontMatter } : {}),
     revision: rev.revision,
     source_id: rev.sourceId,
     title: rev.title,
@@ -114,6 +116,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
       const byRevision = new Map(request.revisions.map((r) => [r.revision, r]));
       // Ordinals continue after the largest committed one; an index from before ordinals has none.
       const withOrdinals = hasField(await revisionsTable.schema(), REVISION_ORDINAL) && hasField(await passagesTable.schema(), PASSAGE_ORDINAL);
+      const withFrontMatter = hasField(await revisionsTable.schema(), FRONT_MATTER);
       const ordinals = new Map<RevisionId, number>();
       if (withOrdinals) {
         let next = 1;
@@ -148,7 +151,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         if (withOrdinals) await maintainOrdinalIndex(passagesTable, PASSAGE_ORDINAL, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);
       }
       for (let i = 0; i < request.revisions.length; i += ADD_BATCH) {
-        await revisionsTable.add(request.revisions.slice(i, i + ADD_BATCH).map((r) => revisionRow(r, seq, request.now, ordinals.get(r.revision) ?? null)));
+        await revisionsTable.add(request.revisions.slice(i, i + ADD_BATCH).map((r) => revisionRow(r, seq, request.now, ordinals.get(r.revision) ?? null, withFrontMatter)));
       }
       signal?.throwIfAborted();
       const manifest: Manifest = {
@@ -160,6 +163,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         model: request.model,
         tables: { revisions: await revisionsTable.version(), passages: await passagesTable.version() },
         present: [...request.present].sort(),
+        files: await digestIndexFiles(dataDir, previous?.files),
       };
       await writeManifest(dataDir, manifest);
       revisionsTable.close();

@@ -1,6 +1,8 @@
 export { commitIngest, type CommitRequest, type EmbeddedPassage } from './commit.js';
+export { type IndexEvidence, type StoredPassageRow, type StoredRevisionRow } from './evidence.js';
 export { openPolicyIndex, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
-export { readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
+export { commitDigest, readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 export { recoverInterruptedWrite } from './write-lock.js';
 export { describeSources, type SourceRevisionView, type SourceView } from './sources.js';
 export { DEFAULT_VECTOR_INDEX, type VectorIndexPolicy, type VectorMethod } from './vector-index.js';
+export { changedIndexFiles } from './file-digests.js';

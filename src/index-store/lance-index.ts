@@ -14,9 +14,10 @@ import {
   type Role,
   type SourceId,
 } from '../domain/index.js';
+import { EVIDENCE_PASSAGE_COLUMNS, nullableString, strings, toStoredPassage, toStoredRevision, type IndexEvidence } from './evidence.js';
 import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED, type Scope } from './filters.js';
 import { LANCE_DIR, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
-import { PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
+import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
 import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
 
 export interface PassageMatch {
@@ -46,12 +47,10 @@ export interface PolicyIndex {
   revisionBody(revision: RevisionId): Promise<string | null>;
   /** Every passage of any revision ever ingested, in body order. */
   passagesOf(revision: RevisionId): Promise<readonly Passage[]>;
+  /** Every stored revision and passage row as written (no vectors), unparsed, for `verify --index`. */
+  evidence(): Promise<IndexEvidence>;
   close(): void;
 }
-
-/** Arrow list cells (LanceDB returns them as iterable vectors) as plain string arrays. */
-const strings = (value: unknown): string[] => (value === null || value === undefined ? [] : Array.from(value as Iterable<string>));
-const nullableString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function toRevisionMeta(row: Record<string, unknown>): RevisionMeta {
   return {
@@ -89,23 +88,41 @@ function plainWords(query: string): string {
 }
 
 const PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'start', 'end', 'text', 'headings'];
+/**
+ * A LanceDB or schema failure while reading the index (a flipped byte, a truncated file, a row
+ * that is not what ingest writes) as one line: INDEX_CORRUPT, exit 2, never a panic or a trace.
+ */
+function unreadable(dataDir: string, error: unknown): CitetraceError {
+  if (error instanceof CitetraceError) return error;
+  const detail = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '') ?? 'unknown error';
+  return new CitetraceError('INDEX_CORRUPT', `index in ${dataDir} cannot be read (${detail.trim().slice(0, 300)}); restore the data folder from a backup or re-ingest into a new one`, { cause: error });
+}
+
 // LanceDB wants its score columns named when a search selects columns.
 const VECTOR_COLUMNS = [...PASSAGE_COLUMNS, '_distance'];
 const TEXT_COLUMNS = [...PASSAGE_COLUMNS, '_score'];
 
 export async function openPolicyIndex(options: { readonly dataDir: string }): Promise<PolicyIndex> {
-  const manifest = await readManifest(options.dataDir);
-  if (manifest === null) {
-    throw new CitetraceError('INDEX_EMPTY', `no index in ${options.dataDir}: run \`citetrace ingest DIR\` first`);
+  try {
+    return await openIndex(options.dataDir);
+  } catch (error) {
+    throw unreadable(options.dataDir, error);
   }
-  const db = await lancedb.connect(path.join(options.dataDir, LANCE_DIR));
+}
+
+async function openIndex(dataDir: string): Promise<PolicyIndex> {
+  const manifest = await readManifest(dataDir);
+  if (manifest === null) {
+    throw new CitetraceError('INDEX_EMPTY', `no index in ${dataDir}: run \`citetrace ingest DIR\` first`);
+  }
+  const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
   const revisionsTable = await db.openTable(REVISIONS_TABLE);
   const passagesTable = await db.openTable(PASSAGES_TABLE);
   await revisionsTable.checkout(manifest.tables.revisions);
   await passagesTable.checkout(manifest.tables.passages);
   const revisionFields = await revisionsTable.schema();
   const withOrdinals = hasField(revisionFields, REVISION_ORDINAL) && hasField(await passagesTable.schema(), PASSAGE_ORDINAL);
-  const metaColumns = revisionFields.fields.map((f) => f.name).filter((name) => name !== 'body');
+  const metaColumns = revisionFields.fields.map((f) => f.name).filter((name) => name !== 'body' && name !== FRONT_MATTER);
   const metaRows = await revisionsTable.query().select(metaColumns).toArray();
   const revisions = new Map<RevisionId, RevisionMeta>();
   const ordinals = new Map<RevisionId, number>();
@@ -134,6 +151,7 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
   const present = new Set(manifest.present);
   // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
   const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
+  const guard = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(unreadable(dataDir, error)));
 
   return {
     manifest,
@@ -178,21 +196,22 @@ export async function openPolicyIndex(options: { readonly dataDir: string }): Pr
       return rows.map((row) => ({ passage: toPassage(row), score: Number(row._score) }));
     },
     async revisionBody(revision) {
-      const rows = (await revisionsTable
-        .query()
-        .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
-        .select(['body'])
-        .limit(1)
-        .toArray()) as Record<string, unknown>[];
+      const rows = (await guard(
+        revisionsTable.query().where(`revision = '${RevisionIdSchema.parse(revision)}'`).select(['body']).limit(1).toArray(),
+      )) as Record<string, unknown>[];
       return rows[0] === undefined ? null : String(rows[0].body);
     },
     async passagesOf(revision) {
-      const rows = (await passagesTable
-        .query()
-        .where(`revision = '${RevisionIdSchema.parse(revision)}'`)
-        .select(PASSAGE_COLUMNS)
-        .toArray()) as Record<string, unknown>[];
+      const rows = (await guard(
+        passagesTable.query().where(`revision = '${RevisionIdSchema.parse(revision)}'`).select(PASSAGE_COLUMNS).toArray(),
+      )) as Record<string, unknown>[];
       return rows.map(toPassage).sort((a, b) => a.start - b.start);
+    },
+    async evidence() {
+      const [revisionRows, passageRows] = await guard(
+        Promise.all([revisionsTable.query().toArray(), passagesTable.query().select(EVIDENCE_PASSAGE_COLUMNS).toArray()]),
+      );
+      return { revisions: (revisionRows as Record<string, unknown>[]).map(toStoredRevision), passages: (passageRows as Record<string, unknown>[]).map(toStoredPassage) };
     },
     close() {
       revisionsTable.close();

@@ -22,15 +22,24 @@ export const ManifestSchema = z.object({
   tables: z.object({ revisions: z.number().int().positive(), passages: z.number().int().positive() }),
   /** Revisions present in the repository at this commit; only these can be in force. */
   present: z.array(RevisionIdSchema),
+  /**
+   * sha256 of every immutable LanceDB file at this commit, by path relative to the data folder
+   * (`verify --index` re-reads them). Absent in indexes committed before digests were kept.
+   */
+  files: z.record(z.string(), z.string()).optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 export const MANIFEST_FILE = 'manifest.json';
 export const LANCE_DIR = 'lance';
 
+/**
+ * The index snapshot a trace names (`config.index_snapshot`): the commit and a digest of what it
+ * committed, file digests included (absent in older manifests, which keep their old ids).
+ */
 export function snapshotIdOf(manifest: Manifest): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model, assistant: manifest.assistant }))
+    .update(JSON.stringify({ tables: manifest.tables, present: manifest.present, model: manifest.model, assistant: manifest.assistant, files: manifest.files }))
     .digest('hex');
   return `${manifest.seq}:${digest.slice(0, 16)}`;
 }
@@ -67,6 +76,17 @@ export async function writeManifest(dataDir: string, manifest: Manifest): Promis
   await mkdir(path.join(dataDir, COMMITS_DIR), { recursive: true });
   await writeDurably(commitFile(dataDir, manifest.seq), text);
   await writeDurably(path.join(dataDir, MANIFEST_FILE), text);
+}
+
+/**
+ * `SEQ:sha256:...` over the commit log file of a commit, byte for byte: with the file digests it
+ * records, this names the whole index as committed (signed into checkpoints). Null when the log
+ * does not hold the commit.
+ */
+export async function commitDigest(dataDir: string, seq: number): Promise<string | null> {
+  const file = commitFile(dataDir, seq);
+  if (!existsSync(file)) return null;
+  return `${seq}:sha256:${createHash('sha256').update(await readFile(file)).digest('hex')}`;
 }
 
 /** The manifest of an earlier commit, or null when the log does not hold it. */

@@ -14,6 +14,7 @@ export const REVISIONS_TABLE = 'revisions';
 export const PASSAGES_TABLE = 'passages';
 export const REVISION_ORDINAL = 'ordinal';
 export const PASSAGE_ORDINAL = 'rev_ordinal';
+export const FRONT_MATTER = 'front_matter';
 
 /** One row per revision, keyed by content hash; never updated, never deleted. */
 export const revisionsSchema = new Schema([
@@ -38,6 +39,12 @@ export const revisionsSchema = new Schema([
    * columns and keep filtering on `revision`.
    */
   new Field('ordinal', new Int32(), false),
+  /**
+   * The file's text before the body, so that front_matter + body hashes to `revision` and the
+   * metadata columns can be checked against it (`verify --index`). Indexes written before it lack
+   * the column; their revisions are reported as unverifiable.
+   */
+  text(FRONT_MATTER, true),
 ]);
 
 /** One row per passage with its vector and the revision facts retrieval filters on. */

@@ -3,6 +3,7 @@ import { link, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'no
 import path from 'node:path';
 import { z } from 'zod';
 import { CitetraceError } from '../domain/index.js';
+import { isRewrittenInPlace } from './file-digests.js';
 import { COMMITS_DIR, LANCE_DIR, MANIFEST_FILE, readManifest } from './manifest.js';
 
 /**
@@ -77,7 +78,7 @@ async function changesOf(dataDir: string): Promise<Changes> {
   const entries = await indexEntries(dataDir);
   const saved: Record<string, string> = {};
   for (const rel of entries) {
-    if (rel.endsWith('/_versions/latest_version_hint.json')) saved[rel] = (await readFile(path.join(dataDir, rel))).toString('base64');
+    if (isRewrittenInPlace(rel)) saved[rel] = (await readFile(path.join(dataDir, rel))).toString('base64');
   }
   return { seq: (await readManifest(dataDir))?.seq ?? null, entries, saved };
 }

@@ -166,7 +166,8 @@ export function parsePolicyFile(options: {
   }
 
   const end = yamlNode.position.end.offset ?? 0;
-  const body = text.slice(text[end] === '\n' ? end + 1 : end);
+  const bodyStart = text[end] === '\n' ? end + 1 : end;
+  const body = text.slice(bodyStart);
   if (body.trim() === '') return fail('empty body: a policy file needs text after its front matter');
   return {
     ok: true,
@@ -183,6 +184,7 @@ export function parsePolicyFile(options: {
       entities: tags.tags,
       path: file,
       body,
+      frontMatter: text.slice(0, bodyStart),
     },
   };
 }

@@ -1,13 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { TraceSchema, wrapError } from '../domain/index.js';
+import { CitetraceError, TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import { columnsOf, storedFromRow, tombstoneOf, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
 
-const MIGRATIONS: readonly string[] = [
+export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE traces (
      seq        INTEGER PRIMARY KEY AUTOINCREMENT,
      trace_id   TEXT NOT NULL UNIQUE,
@@ -42,55 +42,125 @@ const MIGRATIONS: readonly string[] = [
        AND NEW.outcome = OLD.outcome AND NEW.reason IS OLD.reason AND NEW.role = OLD.role AND NEW.as_of = OLD.as_of
        AND NEW.body_sha256 = OLD.body_sha256 AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash)
      BEGIN SELECT RAISE(ABORT, 'traces are append-only: UPDATE refused'); END;`,
+  /*
+   * Append-only with conditions that cannot be NULL (a NULL WHEN never fires a trigger, so every
+   * condition is wrapped in coalesce(..., 1) and compares with IS). The one UPDATE allowed turns a
+   * live trace created before the latest recorded purge's cutoff into exactly the tombstone of
+   * that purge (the purge row is inserted first); every hash and column stays. REPLACE and
+   * INSERT OR REPLACE delete the row they collide with without firing DELETE triggers, so an
+   * INSERT must not collide and must extend the chain head.
+   */
+  `DROP TRIGGER traces_no_update;
+   CREATE TRIGGER traces_no_update BEFORE UPDATE ON traces
+     WHEN coalesce(NOT (json_extract(OLD.body, '$.purged') IS NULL
+       AND NEW.seq IS OLD.seq AND NEW.trace_id IS OLD.trace_id AND NEW.created_at IS OLD.created_at
+       AND NEW.outcome IS OLD.outcome AND NEW.reason IS OLD.reason AND NEW.role IS OLD.role AND NEW.as_of IS OLD.as_of
+       AND NEW.body_sha256 IS OLD.body_sha256 AND NEW.prev_hash IS OLD.prev_hash AND NEW.hash IS OLD.hash
+       AND OLD.created_at < (SELECT before FROM purges ORDER BY id DESC LIMIT 1)
+       AND NEW.body IS json_object('as_of', OLD.as_of, 'created_at', OLD.created_at, 'outcome', OLD.outcome, 'purged', json('true'),
+         'purged_at', (SELECT purged_at FROM purges ORDER BY id DESC LIMIT 1), 'reason', OLD.reason, 'role', OLD.role, 'trace_id', OLD.trace_id)), 1)
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: UPDATE refused'); END;
+   CREATE TRIGGER traces_no_replace BEFORE INSERT ON traces
+     WHEN coalesce(NOT (NEW.prev_hash IS coalesce((SELECT hash FROM traces ORDER BY seq DESC LIMIT 1), '${GENESIS_HASH}')
+       AND NOT EXISTS (SELECT 1 FROM traces WHERE seq = NEW.seq OR trace_id = NEW.trace_id OR hash = NEW.hash)), 1)
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: an INSERT that replaces a trace or does not extend the chain is refused'); END;
+   CREATE TRIGGER purges_no_replace BEFORE INSERT ON purges
+     WHEN coalesce(EXISTS (SELECT 1 FROM purges WHERE id = NEW.id), 1)
+     BEGIN SELECT RAISE(ABORT, 'purges are append-only'); END;`,
 ];
 
+/** What the migrations create, as sqlite_master lists it: the reference a stored schema is compared with. */
+type SchemaObject = { readonly type: string; readonly name: string; readonly tbl_name: string; readonly sql: string | null };
+const SCHEMA_QUERY = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY type, name";
+let expected: readonly SchemaObject[] | undefined;
+function expectedSchema(): readonly SchemaObject[] {
+  if (expected === undefined) {
+    const db = new Database(':memory:');
+    SQLITE_MIGRATIONS.forEach((sql) => db.exec(sql));
+    expected = db.prepare<[], SchemaObject>(SCHEMA_QUERY).all();
+    db.close();
+  }
+  return expected;
+}
+
+/** Differences between a stored schema and the one the migrations create: dropped, renamed, added or rewritten tables, indexes and triggers. */
+function schemaDifferences(actual: readonly SchemaObject[]): string[] {
+  const key = (o: SchemaObject): string => `${o.type} ${o.name}`;
+  const stored = new Map(actual.map((o) => [key(o), o]));
+  const reference = new Map(expectedSchema().map((o) => [key(o), o]));
+  return [
+    ...[...reference].flatMap(([name, want]) => {
+      const got = stored.get(name);
+      if (got === undefined) return [`schema: ${name} is missing (dropped or renamed)`];
+      return got.sql === want.sql && got.tbl_name === want.tbl_name ? [] : [`schema: ${name} differs from the one the migrations create`];
+    }),
+    ...[...stored.keys()].filter((name) => !reference.has(name)).map((name) => `schema: unexpected ${name}`),
+  ];
+}
+
+/** A statement prepared on first use: a store whose schema was tampered with still opens, so verification can name what is wrong. */
+function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
 
 /**
  * SQLite trace store (better-sqlite3). WAL with synchronous=FULL: a committed trace survives a
  * process crash and a power loss. Appends run in BEGIN IMMEDIATE transactions, so concurrent
- * writers (threads or processes) extend one linear hash chain.
+ * writers (threads or processes) extend one linear hash chain. `readonly` opens an existing file
+ * without migrating or writing anything (verification).
  */
-export function createSqliteTraceStore(options: { readonly file: string }): TraceStore {
-  mkdirSync(path.dirname(options.file), { recursive: true });
+export function createSqliteTraceStore(options: { readonly file: string; readonly readonly?: boolean }): TraceStore {
+  const readonly = options.readonly === true;
   let db: Database.Database;
   try {
-    db = new Database(options.file);
-    // The busy timeout first: switching to WAL and migrating take locks that concurrent openers wait for.
-    db.pragma('busy_timeout = 10000');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    const version = Number(db.pragma('user_version', { simple: true }));
-    db.transaction(() => {
-      MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
-      db.pragma(`user_version = ${MIGRATIONS.length}`);
-    }).immediate();
+    if (readonly) {
+      if (!existsSync(options.file)) throw new CitetraceError('BAD_INPUT', `no trace store at ${options.file}`);
+      db = new Database(options.file, { readonly: true, fileMustExist: true });
+      db.pragma('busy_timeout = 10000');
+    } else {
+      mkdirSync(path.dirname(options.file), { recursive: true });
+      db = new Database(options.file);
+      // The busy timeout first: switching to WAL and migrating take locks that concurrent openers wait for.
+      db.pragma('busy_timeout = 10000');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      const version = Number(db.pragma('user_version', { simple: true }));
+      db.transaction(() => {
+        SQLITE_MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
+        db.pragma(`user_version = ${SQLITE_MIGRATIONS.length}`);
+      }).immediate();
+    }
   } catch (error) {
     throw wrapError('STORE_FAILURE', `cannot open trace store ${options.file}`, error);
   }
-  const head = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1');
-  const insert = db.prepare(
-    `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash)
-     VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @body_sha256, @prev_hash, @hash)`,
+  const head = lazy(() => db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1'));
+  const insert = lazy(() =>
+    db.prepare(
+      `INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash)
+       VALUES (@trace_id, @created_at, @outcome, @reason, @role, @as_of, @body, @body_sha256, @prev_hash, @hash)`,
+    ),
   );
-  const byId = db.prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE trace_id = ?`);
-  const countRows = db.prepare<[], { outcome: string; reason: string | null; count: number }>(
-    'SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason',
+  const byId = lazy(() => db.prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE trace_id = ?`));
+  const countRows = lazy(() =>
+    db.prepare<[], { outcome: string; reason: string | null; count: number }>('SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason'),
   );
-  const setBody = db.prepare('UPDATE traces SET body = ? WHERE seq = ?');
   const purgeRows = db.transaction((before: string, purgedAt: string) => {
     const rows = db.prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE created_at < ? AND json_extract(body, '$.purged') IS NULL`).all(before);
-    for (const row of rows.map(storedFromRow)) setBody.run(tombstoneOf(row.columns, purgedAt), row.seq);
+    // The purge is recorded first: the UPDATE trigger admits only this purge's tombstones.
     db.prepare('INSERT INTO purges (purged_at, before, traces) VALUES (?, ?, ?)').run(purgedAt, before, rows.length);
+    const setBody = db.prepare('UPDATE traces SET body = ? WHERE seq = ?');
+    for (const row of rows.map(storedFromRow)) setBody.run(tombstoneOf(row.columns, purgedAt), row.seq);
     return { purged: rows.length };
   });
-  const scanRows = db.prepare<[number, number], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > ? ORDER BY seq LIMIT ?`);
+  const scanRows = lazy(() => db.prepare<[number, number], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > ? ORDER BY seq LIMIT ?`));
   const append = db.transaction((trace: StoredTrace['trace']) => {
     const body = canonicalJson(trace);
     const bodySha256 = bodyDigest(body);
-    const prevHash = head.get()?.hash ?? GENESIS_HASH;
+    const prevHash = head().get()?.hash ?? GENESIS_HASH;
     const hash = chainHash(prevHash, bodySha256);
-    const info = insert.run({
+    const info = insert().run({
       trace_id: trace.trace_id,
       created_at: trace.created_at,
       outcome: trace.outcome,
@@ -104,6 +174,14 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
     });
     return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash, columns: columnsOf(trace), purged: false };
   });
+  /** Reads fail as a rejected promise (a STORE_FAILURE naming the cause), never as a throw. */
+  const read = <T>(what: string, work: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(wrapError('STORE_FAILURE', `cannot read ${what} from ${options.file}`, error));
+    }
+  };
 
   return {
     id: `sqlite:${path.resolve(options.file)}`,
@@ -115,8 +193,10 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       }
     },
     get(traceId) {
-      const row = byId.get(traceId);
-      return Promise.resolve(row === undefined ? null : storedFromRow(row));
+      return read('a trace', () => {
+        const row = byId().get(traceId);
+        return row === undefined ? null : storedFromRow(row);
+      });
     },
     list(filter: TraceFilter) {
       const conditions: Record<Exclude<keyof TraceFilter, 'limit'>, string> = {
@@ -130,19 +210,39 @@ export function createSqliteTraceStore(options: { readonly file: string }): Trac
       const given = (Object.keys(conditions) as (keyof typeof conditions)[]).filter((key) => filter[key] !== undefined);
       const params = Object.fromEntries([['limit', filter.limit], ...given.map((key) => [key, filter[key]])]) as Record<string, string | number>;
       const where = given.length > 0 ? `WHERE ${given.map((key) => conditions[key]).join(' AND ')}` : '';
-      return Promise.resolve(db.prepare<Record<string, string | number>, TraceRow>(`SELECT ${COLUMNS} FROM traces ${where} ORDER BY seq DESC LIMIT @limit`).all(params).map(storedFromRow));
+      return read('traces', () => db.prepare<Record<string, string | number>, TraceRow>(`SELECT ${COLUMNS} FROM traces ${where} ORDER BY seq DESC LIMIT @limit`).all(params).map(storedFromRow));
     },
     head() {
-      return Promise.resolve(head.get() ?? null);
+      return read('the chain head', () => head().get() ?? null);
     },
     counts() {
-      return Promise.resolve(countRows.all());
+      return read('counts', () => countRows().all());
     },
     purge({ before, now }) {
-      return Promise.resolve(purgeRows.immediate(before, now.toISOString()));
+      try {
+        return Promise.resolve(purgeRows.immediate(before, now.toISOString()));
+      } catch (error) {
+        return Promise.reject(wrapError('STORE_FAILURE', 'purge failed', error));
+      }
+    },
+    purges() {
+      return read('purges', () =>
+        db.prepare<[], { id: number; purged_at: string; before: string; traces: number }>('SELECT id, purged_at, before, traces FROM purges ORDER BY id').all().map((r) => ({ id: r.id, purgedAt: r.purged_at, before: r.before, traces: r.traces })),
+      );
+    },
+    selfCheck() {
+      return read('the schema', () => {
+        const version = Number(db.pragma('user_version', { simple: true }));
+        const integrity = db.prepare<[], { quick_check: string }>('PRAGMA quick_check').all().map((r) => r.quick_check).filter((r) => r !== 'ok');
+        return [
+          ...(version === SQLITE_MIGRATIONS.length ? [] : [`schema: version ${version}, expected ${SQLITE_MIGRATIONS.length} (pending migrations: run citetrace db migrate)`]),
+          ...schemaDifferences(db.prepare<[], SchemaObject>(SCHEMA_QUERY).all()),
+          ...integrity.map((problem) => `database: ${problem}`),
+        ];
+      });
     },
     scan({ afterSeq, limit }) {
-      return Promise.resolve(scanRows.all(afterSeq, limit).map(storedFromRow));
+      return read('traces', () => scanRows().all(afterSeq, limit).map(storedFromRow));
     },
     close() {
       db.close();

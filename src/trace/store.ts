@@ -92,6 +92,15 @@ export interface TraceFilter {
   readonly to?: string;
 }
 
+/** A recorded retention purge: every trace it tombstoned carries its `purged_at` and was created before `before`. */
+export interface PurgeRecord {
+  readonly id: number;
+  readonly purgedAt: string;
+  readonly before: string;
+  /** How many traces it tombstoned. */
+  readonly traces: number;
+}
+
 export interface OutcomeCount {
   readonly outcome: string;
   readonly reason: string | null;
@@ -114,6 +123,14 @@ export interface TraceStore {
    * its digest and chain links (so the chain still verifies), and record the purge.
    */
   purge(request: { readonly before: string; readonly now: Date }): Promise<{ readonly purged: number }>;
+  /** Every recorded purge, oldest first. */
+  purges(): Promise<readonly PurgeRecord[]>;
+  /**
+   * What is wrong with the store itself, one line each; empty when intact. Compares the stored
+   * schema (tables, indexes, triggers, functions) with what the migrations create and runs the
+   * database's own integrity check. Changes nothing.
+   */
+  selfCheck(): Promise<readonly string[]>;
   /** How many traces per outcome and reason. */
   counts(): Promise<readonly OutcomeCount[]>;
   /** Oldest first, from after `afterSeq`: for chain verification and replay. */

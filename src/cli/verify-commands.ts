@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import type { Config } from '../config/index.js';
+import { CitetraceError } from '../domain/index.js';
+import type { IndexReport, VerifyReport } from '../eval/index.js';
+import type { PolicyIndex } from '../index-store/index.js';
+import type { AuditIo } from './audit-commands.js';
+
+// Loaded by the command that runs, not at start-up (see program.ts).
+const evaluation = () => import('../eval/index.js');
+const main = () => import('../main.js');
+const indexStore = () => import('../index-store/index.js');
+const traceModule = () => import('../trace/index.js');
+
+interface VerifyOptions {
+  all?: boolean;
+  index?: boolean;
+  json?: boolean;
+  publicKey?: string;
+  against?: string;
+}
+
+/**
+ * The traces part of `verify`: the store read-only, the signed checkpoints (with --public-key)
+ * and kept heads (--against) as anchors the chain walk must reach. Nothing is written.
+ */
+async function verifyStore(config: Config, index: PolicyIndex, id: string | undefined, opts: VerifyOptions): Promise<VerifyReport> {
+  const [{ checkpointEvidence, keptHeads, readPublicKey, verifyTraces }, { createTraceStore }, { readCheckpoints }] = await Promise.all([evaluation(), main(), traceModule()]);
+  const publicKey = opts.publicKey === undefined ? null : await readPublicKey(opts.publicKey);
+  const kept = opts.against === undefined ? null : await keptHeads(opts.against, publicKey);
+  const store = await createTraceStore(config, { readonly: true });
+  try {
+    const signed = publicKey === null ? null : await checkpointEvidence({ lines: await readCheckpoints(config.checkpoints), file: config.checkpoints, publicKey, store, dataDir: config.dataDir });
+    const report = await verifyTraces({ store, index, dataDir: config.dataDir, traceId: id, anchors: [...(signed?.anchors ?? []), ...(kept?.anchors ?? [])] });
+    return { ...report, store: [...report.store, ...(signed?.findings ?? []), ...(kept?.findings ?? [])] };
+  } finally {
+    await store.close();
+  }
+}
+
+function printText(io: AuditIo, traces: VerifyReport | null, index: IndexReport | null): void {
+  if (traces !== null) {
+    for (const f of traces.store) io.out(`FAIL store: ${f}\n`);
+    for (const f of traces.failed) for (const p of f.problems) io.out(`FAIL ${f.traceId} (#${f.seq}): ${p}\n`);
+    if (traces.firstBrokenLink !== null) io.out(`first broken link: trace ${traces.firstBrokenLink.traceId} (#${traces.firstBrokenLink.seq})\n`);
+    io.out(
+      `verified ${traces.checked} trace(s): ${traces.checked - traces.failed.length} ok, ${traces.failed.length} failed; ${traces.purged} purged (links checked, payload removed); ${traces.store.length} store finding(s)\n`,
+    );
+  }
+  if (index !== null) {
+    for (const f of index.findings) io.out(`FAIL index: ${f}\n`);
+    io.out(`verified index: ${index.revisions} revision(s), ${index.passages} passage(s); ${index.findings.length} finding(s)\n`);
+  }
+}
+
+export function registerVerifyCommands(program: Command, io: AuditIo): void {
+  program
+    .command('verify')
+    .description('re-check stored traces end to end (store schema, hash chain, purges, signed checkpoints, passage text, citations, labels, in force) and, with --index, the index; exit 1 listing every finding')
+    .argument('[id]', 'one trace id')
+    .option('--all', 'every trace, in chain order')
+    .option('--index', 'the index: every revision hashes to its id, every passage matches its revision, metadata matches the hashed front matter, files match their commit digests')
+    .option('--public-key <file>', 'check the signed checkpoints (CITETRACE_CHECKPOINTS) with this Ed25519 public key (PEM); implies --all')
+    .option('--against <head>', 'prove nothing at or before a kept head changed: "SEQ sha256:HEX" as `chain head` prints it, or a file of such heads or checkpoints; implies --all')
+    .option('--json', 'print the report as JSON')
+    .action(async (id: string | undefined, opts: VerifyOptions) => {
+      const chain = opts.all === true || opts.publicKey !== undefined || opts.against !== undefined;
+      if (id !== undefined && chain) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all (which --public-key and --against imply), not both');
+      if (id === undefined && !chain && opts.index !== true) throw new CitetraceError('BAD_INPUT', 'give a trace id, --all or --index');
+      const config = io.config();
+      const [{ findingsOf, verifyIndex }, { openPolicyIndex }] = await Promise.all([evaluation(), indexStore()]);
+      const index = await openPolicyIndex({ dataDir: config.dataDir });
+      try {
+        const traces = id === undefined && !chain ? null : await verifyStore(config, index, id, opts);
+        const indexReport = opts.index === true ? await verifyIndex({ index, dataDir: config.dataDir }) : null;
+        const findings = [...(traces === null ? [] : findingsOf(traces)), ...(indexReport?.findings ?? [])];
+        if (opts.json === true) io.out(`${JSON.stringify({ ok: findings.length === 0, findings, traces, index: indexReport }, null, 2)}\n`);
+        else printText(io, traces, indexReport);
+        if (findings.length > 0) throw new CitetraceError('VERIFY_FAILED', `verification failed: ${findings.length} finding(s)`);
+      } finally {
+        index.close();
+      }
+    });
+
+  program
+    .command('checkpoint')
+    .description('sign the chain head now with the checkpoint key (CITETRACE_SIGNING_KEY_FILE), append it to the checkpoint file and print it, to keep outside the host')
+    .action(async () => {
+      const config = io.config();
+      const [{ checkpointingOf, createTraceStore, loadSigningKey }, { writeCheckpoint }] = await Promise.all([main(), traceModule()]);
+      const key = await loadSigningKey(config);
+      if (key === null) throw new CitetraceError('BAD_INPUT', 'no signing key: set CITETRACE_SIGNING_KEY_FILE (or CITETRACE_SIGNING_KEY)');
+      // Read-only: the store itself is not changed, and closing it writes no second checkpoint.
+      const store = await createTraceStore(config, { readonly: true });
+      try {
+        io.out(`${JSON.stringify(await writeCheckpoint(store, checkpointingOf(config, key)))}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+}

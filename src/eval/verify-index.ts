@@ -1,0 +1,125 @@
+import { chunkIdOf, RevisionIdSchema, type AssistantConfig, type Revision } from '../domain/index.js';
+import { changedIndexFiles, readCommit, type IndexEvidence, type PolicyIndex, type StoredPassageRow, type StoredRevisionRow } from '../index-store/index.js';
+import { parsePolicyFile, revisionIdOf } from '../ingest/index.js';
+
+export interface IndexReport {
+  readonly revisions: number;
+  readonly passages: number;
+  /** One line per difference, naming the revision or passage and the field; empty when the index is intact. */
+  readonly findings: readonly string[];
+}
+
+/** The metadata a passage row repeats from its revision, as the row stores it. */
+type PassageFacts = Pick<StoredPassageRow, 'source_id' | 'version' | 'status' | 'effective_date' | 'audience' | 'entity_tags' | 'title'>;
+/** The metadata a revision row stores, as its hashed front matter gives it. */
+type RevisionFacts = Omit<StoredRevisionRow, 'revision' | 'path' | 'front_matter' | 'ingest_seq'>;
+
+function revisionFacts(rev: Revision): RevisionFacts {
+  return {
+    source_id: rev.sourceId,
+    title: rev.title,
+    status: rev.status,
+    effective_date: rev.effectiveDate,
+    version: rev.version,
+    review_by: rev.reviewBy,
+    owner: rev.owner,
+    audience: rev.audience,
+    entities: JSON.stringify(rev.entities),
+    body: rev.body,
+  };
+}
+
+function passageFacts(rev: Revision): PassageFacts {
+  return {
+    source_id: rev.sourceId,
+    version: rev.version,
+    status: rev.status,
+    effective_date: rev.effectiveDate,
+    audience: rev.audience,
+    entity_tags: Object.entries(rev.entities).map(([k, v]) => `${k}=${v}`),
+    title: rev.title,
+  };
+}
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+};
+
+/** Each field of `stored` that differs from `expected`, as "field is X but ... says Y". */
+function differences<T extends object>(stored: T, expected: T, says: string): string[] {
+  return (Object.keys(expected) as (keyof T & string)[])
+    .filter((key) => JSON.stringify(stored[key]) !== JSON.stringify(expected[key]))
+    .map((key) => `${key} is ${shown(stored[key])} but ${says} ${shown(expected[key])}`);
+}
+
+/**
+ * One stored revision against its own text: the text must hash to the revision id, and every
+ * metadata column must be what the hashed front matter says. Returns the revision as its text
+ * gives it (null when the text is missing or no longer parses) and the findings.
+ */
+function checkRevision(row: StoredRevisionRow, assistant: AssistantConfig): { readonly hashed: Revision | null; readonly findings: string[] } {
+  const name = `revision ${row.revision} (${row.path})`;
+  if (row.front_matter === null) return { hashed: null, findings: [`${name}: no front matter stored (indexed before it was kept), so its content hash cannot be recomputed`] };
+  const text = row.front_matter + row.body;
+  const findings: string[] = [];
+  const digest = revisionIdOf(text);
+  if (digest !== row.revision) findings.push(`${name}: stored text hashes to ${digest}, not to its revision id`);
+  const parsed = parsePolicyFile({ file: row.path, bytes: Buffer.from(text, 'utf8'), assistant });
+  if (!parsed.ok) return { hashed: null, findings: [...findings, `${name}: hashed front matter no longer parses (${parsed.problem.message})`] };
+  findings.push(...differences(row as RevisionFacts, revisionFacts(parsed.revision), 'its hashed front matter says').map((d) => `${name}: ${d}`));
+  return { hashed: parsed.revision, findings };
+}
+
+function checkPassage(row: StoredPassageRow, revision: { readonly row: StoredRevisionRow; readonly hashed: Revision | null } | undefined): string[] {
+  const name = `passage ${row.chunk_id}`;
+  if (revision === undefined) return [`${name}: its revision ${row.revision} is not in the index`];
+  const findings: string[] = [];
+  if (RevisionIdSchema.safeParse(row.revision).success && row.chunk_id !== chunkIdOf(RevisionIdSchema.parse(row.revision), row.start, row.end)) {
+    findings.push(`${name}: chunk id does not name its revision and span [${row.start}, ${row.end})`);
+  }
+  const body = revision.hashed?.body ?? revision.row.body;
+  if (body.slice(row.start, row.end) !== row.text) findings.push(`${name}: text differs from its revision between ${row.start} and ${row.end}`);
+  if (revision.hashed !== null) findings.push(...differences(row as PassageFacts, passageFacts(revision.hashed), 'its revision\'s hashed front matter says').map((d) => `${name}: ${d}`));
+  return findings;
+}
+
+/**
+ * Contract section 6, the index: each stored revision's text hashes to its revision id; each
+ * passage is its revision's text between start and end, under the chunk id that names them; each
+ * revision's (and passage's) audience, status, dates and tags are those of its hashed front
+ * matter; every revision the manifest names is stored, once. Entity keys are parsed with the
+ * assistant.yaml of the commit that ingested the revision.
+ */
+function indexFindings(evidence: IndexEvidence, options: { readonly present: readonly string[]; readonly assistantAt: (seq: number) => AssistantConfig }): string[] {
+  const findings: string[] = [];
+  const byId = new Map<string, { readonly row: StoredRevisionRow; readonly hashed: Revision | null }>();
+  for (const row of evidence.revisions) {
+    if (byId.has(row.revision)) findings.push(`revision ${row.revision} (${row.path}): stored more than once`);
+    const { hashed, findings: found } = checkRevision(row, options.assistantAt(row.ingest_seq));
+    findings.push(...found);
+    byId.set(row.revision, { row, hashed });
+  }
+  for (const row of evidence.passages) findings.push(...checkPassage(row, byId.get(row.revision)));
+  findings.push(...options.present.filter((id) => !byId.has(id)).map((id) => `manifest: present revision ${id} is not stored`));
+  return findings;
+}
+
+export async function verifyIndex(options: { readonly index: PolicyIndex; readonly dataDir: string }): Promise<IndexReport> {
+  const evidence = await options.index.evidence();
+  const assistants = new Map<number, AssistantConfig>();
+  for (const seq of new Set(evidence.revisions.map((r) => r.ingest_seq))) {
+    const commit = await readCommit(options.dataDir, seq).catch(() => null);
+    assistants.set(seq, commit?.assistant ?? options.index.manifest.assistant);
+  }
+  const { manifest } = options.index;
+  const logged = await readCommit(options.dataDir, manifest.seq).catch(() => null);
+  const findings = [
+    ...(JSON.stringify(logged) === JSON.stringify(manifest) ? [] : [`manifest: differs from commit ${manifest.seq} in the commit log`]),
+    ...(manifest.files === undefined
+      ? ['manifest: no file digests (committed before they were kept), so the index files cannot be checked byte for byte']
+      : await changedIndexFiles(options.dataDir, manifest.files)),
+    ...indexFindings(evidence, { present: manifest.present, assistantAt: (seq) => assistants.get(seq) ?? manifest.assistant }),
+  ];
+  return { revisions: evidence.revisions.length, passages: evidence.passages.length, findings };
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleTrace } from '../scripts/sample-trace.js';
+import { createPostgresTraceStore, grantServiceRole, tombstoneOf, type TraceStore } from '../src/trace/index.js';
+import { testPostgresUrl } from './postgres.js';
+
+/**
+ * Issue 17, PostgreSQL: migrations run as an owner role; the service runs as a role that can only
+ * append, read and purge through traces_purge. Both roles are created in this run's test server.
+ */
+describe('PostgreSQL owner and service roles', () => {
+  const id = randomUUID().replaceAll('-', '').slice(0, 12);
+  const owner = `own_${id}`;
+  const app = `app_${id}`;
+  const schema = `roles_${id}`;
+  let admin: pg.Client | undefined;
+  let appClient: pg.Client;
+  let store: TraceStore;
+  const urlAs = (user: string): string => {
+    const url = new URL(testPostgresUrl());
+    url.username = user;
+    url.password = `pw-${user}`;
+    return url.toString();
+  };
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+    for (const role of [owner, app]) await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'pw-${role}'`);
+    await admin.query(`CREATE SCHEMA ${schema} AUTHORIZATION ${owner}`);
+    // Migrations and the grant run as the owner; the service connects as the app role.
+    await (await createPostgresTraceStore({ url: urlAs(owner), schema })).close();
+    await grantServiceRole({ url: urlAs(owner), schema, role: app });
+    store = await createPostgresTraceStore({ url: urlAs(app), schema });
+    appClient = new pg.Client({ connectionString: urlAs(app), options: `-c search_path=${schema}` });
+    await appClient.connect();
+  });
+  afterAll(async () => {
+    if (admin === undefined) return;
+    await store.close();
+    await appClient.end();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    for (const role of [app, owner]) await admin.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    await admin.end();
+  });
+
+  it('lets the service role append, read, check and purge, leaving tombstones verify accepts', async () => {
+    await store.append(sampleTrace({ created_at: '2026-01-01T00:00:00.000Z' }));
+    await store.append(sampleTrace({ created_at: '2026-12-01T00:00:00.000Z', reason: null, outcome: 'answer' }));
+    expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date('2026-12-02T00:00:00.123Z') })).toEqual({ purged: 1 });
+    const [purged, live] = await store.scan({ afterSeq: 0, limit: 10 });
+    expect([purged?.purged, live?.purged]).toEqual([true, false]);
+    // The tombstone the database wrote is byte for byte the one verify expects for the recorded purge.
+    expect(await store.purges()).toEqual([{ id: 1, purgedAt: '2026-12-02T00:00:00.123Z', before: '2026-06-01T00:00:00.000Z', traces: 1 }]);
+    expect(purged?.body).toBe(tombstoneOf(purged!.columns, '2026-12-02T00:00:00.123Z'));
+    expect(await store.selfCheck()).toEqual([]);
+  });
+
+  it.each([
+    ["UPDATE traces SET outcome = 'answer'", /permission denied/u],
+    ['DELETE FROM traces', /permission denied/u],
+    ['TRUNCATE traces', /permission denied/u],
+    ['DROP TABLE traces', /must be owner/u],
+    ['ALTER TABLE traces DISABLE TRIGGER ALL', /must be owner/u],
+    ['DROP TRIGGER traces_no_update ON traces', /must be owner/u],
+    ["CREATE OR REPLACE FUNCTION traces_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$", /must be owner|permission denied/u],
+    ['DROP FUNCTION traces_purge(TIMESTAMPTZ, TIMESTAMPTZ)', /must be owner/u],
+    ["INSERT INTO purges (purged_at, before, traces) VALUES (now(), '2099-01-01', 0)", /permission denied/u],
+    ["UPDATE purges SET before = '2099-01-01'", /permission denied/u],
+    ['CREATE TABLE spy (x INT)', /permission denied/u],
+  ])('refuses the service role: %s', async (statement, error) => {
+    await expect(appClient.query(statement)).rejects.toThrow(error);
+  });
+
+  it('lets a GRANT by the service role grant nothing', async () => {
+    // Without grant option PostgreSQL answers with a warning, not an error: what counts is that nothing was granted.
+    await appClient.query(`GRANT UPDATE, DELETE ON traces TO PUBLIC, ${app}`);
+    const granted = await appClient.query<{ u: boolean; d: boolean }>(`SELECT has_table_privilege('${app}', 'traces', 'UPDATE') AS u, has_table_privilege('${app}', 'traces', 'DELETE') AS d`);
+    expect(granted.rows[0]).toEqual({ u: false, d: false });
+  });
+
+  it('names what the owner could still change: a function replaced, a trigger made conditional', async () => {
+    const ownerClient = new pg.Client({ connectionString: urlAs(owner), options: `-c search_path=${schema}` });
+    await ownerClient.connect();
+    try {
+      await ownerClient.query('CREATE OR REPLACE FUNCTION purges_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$');
+      await ownerClient.query('DROP TRIGGER traces_no_delete ON traces');
+      await ownerClient.query('CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces FOR EACH ROW WHEN (false) EXECUTE FUNCTION traces_refuse_change()');
+      expect(await store.selfCheck()).toEqual([
+        'schema: trigger traces_no_delete on traces differs from the one the migrations create',
+        'schema: function purges_refuse_change differs from the one the migrations create',
+      ]);
+    } finally {
+      await ownerClient.query(`CREATE OR REPLACE FUNCTION purges_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'purges are append-only: % refused', TG_OP; END $$`);
+      await ownerClient.query('DROP TRIGGER traces_no_delete ON traces');
+      await ownerClient.query('CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces FOR EACH ROW EXECUTE FUNCTION traces_refuse_change()');
+      expect(await store.selfCheck()).toEqual([]);
+      await ownerClient.end();
+    }
+  });
+
+  it('refuses the owner too any UPDATE that is not the latest purge\'s exact tombstone', async () => {
+    const ownerClient = new pg.Client({ connectionString: urlAs(owner), options: `-c search_path=${schema}` });
+    await ownerClient.connect();
+    try {
+      await expect(ownerClient.query("UPDATE traces SET outcome = 'clarify' WHERE seq = 2")).rejects.toThrow(/append-only/u);
+      await expect(ownerClient.query(`UPDATE traces SET body = '{"purged":true}' WHERE seq = 2`)).rejects.toThrow(/append-only/u);
+      await expect(ownerClient.query('DELETE FROM traces')).rejects.toThrow(/append-only/u);
+    } finally {
+      await ownerClient.end();
+    }
+  });
+});
