@@ -1,7 +1,7 @@
 """Fine-tunes MiniLM-L6 as the support judge, a cross-encoder over (question, unit read under its
 page title) that says whether the unit answers the question; picks the decision threshold on the
-validation split (highest recall at precision >= 0.9: an unsupported answer costs more than an
-abstention), and reports precision and recall of "answers" on held-out systems, overall and per
+validation split as the product uses it (per question, the best unit against the threshold; an
+unsupported answer costs twice a wrong abstention), and reports precision and recall of "answers" on held-out systems, overall and per
 hard-negative kind. Writes models/judge (int8 ONNX, tokenizer, configs, manifest).
 
     python training/judge/finetune.py --data PAIRS.jsonl --minilm MINILM_DIR --out models/judge"""
@@ -29,7 +29,6 @@ def main():
     ap.add_argument("--max-length", type=int, default=160)
     ap.add_argument("--layers", type=int, default=6, help="MiniLM layers kept (fewer cost less per token)")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--min-precision", type=float, default=0.9)
     ap.add_argument("--reuse-export", action="store_true")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -49,7 +48,8 @@ def main():
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    seconds = None
+    # Re-scoring an exported model (--reuse-export) keeps the training time its manifest recorded.
+    seconds = json.loads((out / "manifest.json").read_text())["training"]["seconds"] if args.reuse_export and (out / "manifest.json").exists() else None
     if not args.reuse_export:
         counts = Counter(r["label"] for r in split["train"])
         weights = torch.tensor([len(split["train"]) / (2 * counts[c]) for c in [0, 1]], dtype=torch.float)
@@ -76,13 +76,22 @@ def main():
 
     sv = scores(split["validation"])
     candidates = [t / 100 for t in range(5, 100)]
-    ok = [t for t in candidates if pr(split["validation"], sv, t)["tp"] > 0 and pr(split["validation"], sv, t)["precision"] >= args.min_precision]
-    # Highest recall at the wanted precision; when no threshold reaches it, the best F0.5 (precision
-    # weighs twice: an unsupported answer costs more than an abstention).
-    def f_half(t):
-        m = pr(split["validation"], sv, t)
-        return 1.25 * m["precision"] * m["recall"] / (0.25 * m["precision"] + m["recall"]) if m["tp"] else 0.0
-    threshold = max(ok, key=lambda t: (pr(split["validation"], sv, t)["recall"], -t)) if ok else max(candidates, key=lambda t: (f_half(t), t))
+
+    # The threshold is chosen as the product uses it: per question, the best-scored unit answers when
+    # it reaches the threshold. Over the validation questions, an unsupported answer (the top unit
+    # does not answer) costs 2 and a wrong abstention (some unit answers, none reaches it) costs 1.
+    groups = {}
+    for r, x in zip(split["validation"], sv):
+        groups.setdefault((r["system"], r["question"]), []).append((x, r["label"]))
+
+    def cost(t):
+        total = 0
+        for g in groups.values():
+            top, label = max(g)
+            total += (2 if label == 0 else 0) if top >= t else (1 if any(l for _, l in g) else 0)
+        return total
+    threshold = min(candidates, key=lambda t: (cost(t), -t))
+    print(f"question-level cost on {len(groups)} validation questions at {threshold}: {cost(threshold)} (at 0.5: {cost(0.5)}, at 0.9: {cost(0.9)})")
     print(f"threshold {threshold} (validation: {pr(split['validation'], sv, threshold)})")
 
     sh = scores(split["heldout"])
