@@ -7,16 +7,21 @@ const assistant: AssistantConfig = {
   appointment_channel: 'call 555-0142',
   entities: { clinic: { harbor: ['Harbor Clinic', 'Harbor'], eastside: ['Eastside Clinic', 'Eastside'] } },
 };
-const harbor = { named: { clinic: ['harbor'] }, score: 0.9 };
-const eastside = { named: { clinic: ['eastside'] }, score: 0.7 };
-const systemWide = { named: {}, score: 0.95 };
-const bothClinics = { named: { clinic: ['harbor', 'eastside'] }, score: 0.95 };
+const harbor = { named: { clinic: ['harbor'] }, row: false, score: 0.9 };
+const eastside = { named: { clinic: ['eastside'] }, row: false, score: 0.7 };
+const systemWide = { named: {}, row: false, score: 0.95 };
+const bothClinics = { named: { clinic: ['harbor', 'eastside'] }, row: false, score: 0.95 };
+const rowPerClinic = { named: { clinic: ['harbor', 'eastside'] }, row: true, score: 0.95 };
 
 describe('clarification', () => {
   it('asks which clinic when the best answer is clinic-specific and another clinic also answers', () => {
     const c = clarifyQuestion({ candidates: [eastside, harbor], mentioned: {}, assistant });
     expect(c?.question).toBe('Which clinic do you mean: Harbor Clinic or Eastside Clinic?');
     expect(c?.options).toEqual(['harbor', 'eastside']);
+  });
+
+  it('asks which clinic when the best answer is a table row with a column per clinic', () => {
+    expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
   });
 
   it('does not ask when the question names the clinic', () => {

@@ -101,9 +101,15 @@ describe('operator console in a real browser', () => {
     expect(scopeText).toMatch(/urgent \(emergency \+ crisis, most urgent segment\)\s+\d\.\d{3}\s+< \d\.\d\d/u);
 
     const support = page.locator('#support');
-    expect(await support.innerText()).toMatch(/Focus of the question: .*@lab.*#time/u);
-    const passing = support.locator('td.ok', { hasText: 'states enough of the focus' });
+    expect(await support.innerText()).toMatch(/Judge: \S+ sha256 [0-9a-f]{16}…, threshold \d\.\d\d; it read \d+ of \d+ units of the retrieved passages/u);
+    const passing = support.locator('td.ok', { hasText: 'answers' });
     expect(await passing.count()).toBeGreaterThan(0);
+    // Each judged unit: label, kind, text, span, score, decision.
+    const unit = await support.locator('tbody tr').first().locator('td').allInnerTexts();
+    expect(unit[0]).toMatch(/^S\d+/u);
+    expect(unit[1]).toMatch(/^(sentence|item|row|faq)$/u);
+    expect(unit[3]).toMatch(/^\d+–\d+$/u);
+    expect(Number(unit[4])).toBeGreaterThanOrEqual(0);
 
     const rows = page.locator('#answer tbody tr');
     expect(await rows.count()).toBeGreaterThan(0);

@@ -3,21 +3,26 @@ import { splitSentences } from '../text/index.js';
 import type { Draft, GenerateRequest, Generator } from './generator.js';
 
 export interface ExtractiveOptions {
-  /** A further unit of the same passage joins the answer when the judge also says it answers. */
-  readonly maxSentences: number;
+  /** Units quoted at most: further ones of the same passage join when the judge also says they answer. */
+  readonly maxUnits: number;
 }
 
-export const DEFAULT_EXTRACTIVE: ExtractiveOptions = { maxSentences: 2 };
+/**
+ * One unit: the judge reads each unit alone, so the best one answers by itself; a second that
+ * also passes is most often its neighbour about another date or site (measured on the retired
+ * blind sets: a New Year's Eve question answered with the Christmas Eve row beside the right one).
+ */
+export const DEFAULT_EXTRACTIVE: ExtractiveOptions = { maxUnits: 1 };
 
 /**
  * The default generator: no network, no model of its own. It answers only with units copied from
  * the labeled passages (a sentence, a list item with its lead-in, a table row with its headers),
- * each closed by its label, chosen among those the support judge says answer the question; a
- * second unit only from the same passage. When none answers, it abstains instead of guessing.
+ * each closed by its label: the best of those the support judge says answer the question (more,
+ * when configured, only from the same passage). When none answers, it abstains instead of guessing.
  */
 export function createExtractiveGenerator(options: ExtractiveOptions = DEFAULT_EXTRACTIVE): Generator {
   return {
-    id: `extractive(judged units, max=${options.maxSentences})`,
+    id: `extractive(judged units, max=${options.maxUnits})`,
     promptVersion: 'none',
     generate(request: GenerateRequest): Promise<Draft> {
       const decision = request.support;
@@ -31,7 +36,7 @@ export function createExtractiveGenerator(options: ExtractiveOptions = DEFAULT_E
       const chosen = usable
         .filter((u) => u.label === best.label)
         .filter((u, i, all) => all.findIndex((o) => o.text === u.text) === i)
-        .slice(0, options.maxSentences)
+        .slice(0, options.maxUnits)
         .sort((a, b) => a.start - b.start);
       // Every sentence carries its label (an FAQ unit is a question and its answer).
       return Promise.resolve({ kind: 'answer', text: chosen.flatMap((u) => splitSentences(u.text).map((s) => `${s} [${u.label}]`)).join(' ') });

@@ -10,6 +10,8 @@ export interface Clarification {
 export interface ClarifyCandidate {
   /** Entity values the answering text names or its revision is tagged with, per type. */
   readonly named: EntityMentions;
+  /** A table row naming several sites states the rule per site (one column each): it does not answer for all of them. */
+  readonly row: boolean;
   /** How surely the passage answers the question (the judge's best score among its units). */
   readonly score: number;
 }
@@ -18,8 +20,8 @@ export interface ClarifyCandidate {
  * Ask one focused question when the texts that would answer are about different values of an
  * entity type the question does not name (Harbor vs Eastside: two tagged pages, or two rows of one
  * table), so the answer would depend on a guess. Candidates are the units that answer the
- * question; the best must itself be about exactly one value: a system-wide rule, or one that names
- * every site, answers for all of them.
+ * question; the best must itself be about exactly one value, or be a table row with a column per
+ * value: a system-wide rule, or a sentence that names every site, answers for all of them.
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly ClarifyCandidate[];
@@ -30,7 +32,8 @@ export function clarifyQuestion(options: {
   const top = ranked[0];
   if (top === undefined) return null;
   for (const type of Object.keys(options.assistant.entities)) {
-    if ((options.mentioned[type]?.length ?? 0) > 0 || top.named[type]?.length !== 1) continue;
+    const about = top.named[type]?.length ?? 0;
+    if ((options.mentioned[type]?.length ?? 0) > 0 || !(about === 1 || (top.row && about > 1))) continue;
     const all = [...new Set(ranked.flatMap((c) => c.named[type] ?? []))];
     if (all.length < 2) continue;
     const labels = all.map((value) => entityLabel(options.assistant, type, value));
