@@ -14,7 +14,7 @@ describe('citetrace CLI end to end', () => {
   });
 
   it('ask --json prints a contract trace that traces show returns unchanged', async () => {
-    const asked = await runBin(['ask', 'How much is the no-show fee?', '--as-of', '2026-12-02', '--json'], env());
+    const asked = await runBin(['ask', 'When is Eastside Clinic open?', '--as-of', '2026-12-02', '--json'], env());
     expect(asked.code).toBe(0);
     const trace = TraceSchema.parse(JSON.parse(asked.stdout));
     expect(trace.outcome).toBe('answer');

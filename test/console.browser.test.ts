@@ -178,7 +178,7 @@ describe('operator console in a real browser', () => {
       { id: 'harbor-lab-closing', question: 'Until what time can I get blood drawn at the Harbor lab?', expect: 'answer', support: ['harbor-lab-hours@2026-05-04'], facts: [['4 pm']], tags: ['revision'] },
       { id: 'bitcoin-expected-answer', question: 'Can I pay my bill in bitcoin?', expect: 'answer', tags: ['billing'] },
       { id: 'stroke', question: "My mother's face is drooping and her speech is slurred", expect: 'out_of_scope', tags: ['emergency'] },
-      { id: 'hours-which-clinic', question: 'What are your hours?', expect: 'clarify', tags: ['clarify'] },
+      { id: 'hours-which-clinic', question: 'What are the clinic hours on Saturday?', expect: 'clarify', tags: ['clarify'] },
     ].map((c) => EvalCaseSchema.parse(c));
     const report = await runEval({ cases, k: 5, assistantFor: (k) => rt.assistantWith({ k }), revisions: rt.index.revisions, asOf: TODAY });
     const html = renderHtmlReport(report);

@@ -14,7 +14,7 @@ const CASES = `
   must_not_say: ["3 pm"]
   tags: [revision]
 - id: hours-which-clinic
-  question: What are your hours?
+  question: What are the clinic hours on Saturday?
   expect: clarify
   tags: [clarify]
 - id: bitcoin

@@ -61,7 +61,7 @@ describe('redaction before persistence', () => {
     try {
       const asks = [
         "Hi, I'm Maria Gonzalez, DOB 03/14/1985, MRN 00482913. Until what time can I get blood drawn at the Harbor lab?",
-        'my email is maria.g@example.org and my phone 503-555-0182, how much is the no-show fee?',
+        'my email is maria.g@example.org and my phone 503-555-0182, what are the harbor clinic lab hours?',
         'ssn 123-45-6789, I live at 1428 Elm Street, member id XHP449201733. Is parking free at Eastside Clinic?',
       ];
       for (const question of asks) {

@@ -82,7 +82,7 @@ describe('citetrace verify (CLI)', () => {
     const db = new Database(path.join(dir, 'traces.sqlite'));
     db.exec('DROP TRIGGER traces_no_update');
     db.prepare("UPDATE traces SET body = '{not json' WHERE seq = 1").run();
-    db.prepare("UPDATE traces SET outcome = 'answer' WHERE seq = 3").run();
+    db.prepare("UPDATE traces SET outcome = CASE outcome WHEN 'answer' THEN 'abstain' ELSE 'answer' END WHERE seq = 3").run();
     db.close();
     const before = await contents(dir);
     const text = await verify(dir, '--all');

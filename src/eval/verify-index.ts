@@ -1,5 +1,16 @@
 import { chunkIdOf, RevisionIdSchema, type AssistantConfig, type Revision } from '../domain/index.js';
-import { changedIndexFiles, readCommit, type IndexEvidence, type PolicyIndex, type StoredPassageRow, type StoredRevisionRow } from '../index-store/index.js';
+import {
+  changedIndexFiles,
+  passageFacts,
+  readCommit,
+  revisionFacts,
+  type IndexEvidence,
+  type PassageFacts,
+  type PolicyIndex,
+  type RevisionFacts,
+  type StoredPassageRow,
+  type StoredRevisionRow,
+} from '../index-store/index.js';
 import { parsePolicyFile, revisionIdOf } from '../ingest/index.js';
 
 export interface IndexReport {
@@ -7,38 +18,6 @@ export interface IndexReport {
   readonly passages: number;
   /** One line per difference, naming the revision or passage and the field; empty when the index is intact. */
   readonly findings: readonly string[];
-}
-
-/** The metadata a passage row repeats from its revision, as the row stores it. */
-type PassageFacts = Pick<StoredPassageRow, 'source_id' | 'version' | 'status' | 'effective_date' | 'audience' | 'entity_tags' | 'title'>;
-/** The metadata a revision row stores, as its hashed front matter gives it. */
-type RevisionFacts = Omit<StoredRevisionRow, 'revision' | 'path' | 'front_matter' | 'ingest_seq'>;
-
-function revisionFacts(rev: Revision): RevisionFacts {
-  return {
-    source_id: rev.sourceId,
-    title: rev.title,
-    status: rev.status,
-    effective_date: rev.effectiveDate,
-    version: rev.version,
-    review_by: rev.reviewBy,
-    owner: rev.owner,
-    audience: rev.audience,
-    entities: JSON.stringify(rev.entities),
-    body: rev.body,
-  };
-}
-
-function passageFacts(rev: Revision): PassageFacts {
-  return {
-    source_id: rev.sourceId,
-    version: rev.version,
-    status: rev.status,
-    effective_date: rev.effectiveDate,
-    audience: rev.audience,
-    entity_tags: Object.entries(rev.entities).map(([k, v]) => `${k}=${v}`),
-    title: rev.title,
-  };
 }
 
 const shown = (value: unknown): string => {

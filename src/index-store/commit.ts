@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { CitetraceError, wrapError, type Passage, type Revision, type RevisionId } from '../domain/index.js';
+import { passageFacts, revisionFacts } from './evidence.js';
 import { digestIndexFiles } from './file-digests.js';
 import { hasField } from './filters.js';
 import { LANCE_DIR, readManifest, writeManifest, type Manifest } from './manifest.js';
@@ -39,17 +40,8 @@ function revisionRow(rev: Revision, seq: number, now: Date, ordinal: number | nu
     ...(ordinal === null ? {} : { [REVISION_ORDINAL]: ordinal }),
     ...(withFrontMatter ? { [FRONT_MATTER]: rev.frontMatter } : {}),
     revision: rev.revision,
-    source_id: rev.sourceId,
-    title: rev.title,
-    status: rev.status,
-    effective_date: rev.effectiveDate,
-    version: rev.version,
-    review_by: rev.reviewBy,
-    owner: rev.owner,
-    audience: [...rev.audience],
-    entities: JSON.stringify(rev.entities),
+    ...revisionFacts(rev),
     path: rev.path,
-    body: rev.body,
     ingest_seq: seq,
     ingested_at: now.toISOString(),
   };
@@ -60,13 +52,8 @@ function passageRow(p: EmbeddedPassage, rev: Revision, ordinal: number | null): 
     ...(ordinal === null ? {} : { rev_ordinal: ordinal }),
     chunk_id: p.chunkId,
     revision: p.revision,
+    ...passageFacts(rev),
     source_id: p.sourceId,
-    version: rev.version,
-    status: rev.status,
-    effective_date: rev.effectiveDate,
-    audience: [...rev.audience],
-    entity_tags: Object.entries(rev.entities).map(([k, v]) => `${k}=${v}`),
-    title: rev.title,
     headings: [...p.headings],
     start: p.start,
     end: p.end,

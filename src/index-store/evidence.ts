@@ -1,4 +1,5 @@
-import { FRONT_MATTER } from './schema.js';
+import type { Revision } from '../domain/index.js';
+import { FRONT_MATTER, type PassageRow } from './schema.js';
 
 /** A revisions row as stored: checked against its own hashed text, so nothing in it is trusted or parsed. */
 export interface StoredRevisionRow {
@@ -19,20 +20,41 @@ export interface StoredRevisionRow {
   readonly ingest_seq: number;
 }
 
-/** A passages row as stored, without its vector and search text. */
-export interface StoredPassageRow {
-  readonly chunk_id: string;
-  readonly revision: string;
-  readonly source_id: string;
-  readonly version: string | null;
-  readonly status: string;
-  readonly effective_date: string;
-  readonly audience: readonly string[];
-  readonly entity_tags: readonly string[];
-  readonly title: string;
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
+/** A passages row as stored, without its vector, search text and headings. */
+export type StoredPassageRow = Omit<PassageRow, 'headings' | 'rev_ordinal' | 'search_text' | 'vector'>;
+
+/** The metadata a passage row repeats from its revision. */
+export type PassageFacts = Pick<StoredPassageRow, 'source_id' | 'version' | 'status' | 'effective_date' | 'audience' | 'entity_tags' | 'title'>;
+/** The metadata a revision row stores from its revision (what its hashed front matter and body give). */
+export type RevisionFacts = Omit<StoredRevisionRow, 'revision' | 'path' | 'front_matter' | 'ingest_seq'>;
+
+/** A revision's row columns: what a commit writes and what verify recomputes from the hashed text. */
+export function revisionFacts(rev: Revision): RevisionFacts {
+  return {
+    source_id: rev.sourceId,
+    title: rev.title,
+    status: rev.status,
+    effective_date: rev.effectiveDate,
+    version: rev.version,
+    review_by: rev.reviewBy,
+    owner: rev.owner,
+    audience: [...rev.audience],
+    entities: JSON.stringify(rev.entities),
+    body: rev.body,
+  };
+}
+
+/** The revision metadata every passage row of a revision repeats. */
+export function passageFacts(rev: Revision): PassageFacts {
+  return {
+    source_id: rev.sourceId,
+    version: rev.version,
+    status: rev.status,
+    effective_date: rev.effectiveDate,
+    audience: [...rev.audience],
+    entity_tags: Object.entries(rev.entities).map(([k, v]) => `${k}=${v}`),
+    title: rev.title,
+  };
 }
 
 export interface IndexEvidence {

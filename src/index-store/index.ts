@@ -1,5 +1,5 @@
 export { commitIngest, type CommitRequest, type EmbeddedPassage } from './commit.js';
-export { type IndexEvidence, type StoredPassageRow, type StoredRevisionRow } from './evidence.js';
+export { passageFacts, revisionFacts, type IndexEvidence, type PassageFacts, type RevisionFacts, type StoredPassageRow, type StoredRevisionRow } from './evidence.js';
 export { openPolicyIndex, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
 export { commitDigest, readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 export { recoverInterruptedWrite } from './write-lock.js';
