@@ -30,7 +30,7 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
 }
 
 /** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
-export const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
+const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
   loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
 
 /** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */

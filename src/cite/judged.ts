@@ -1,6 +1,6 @@
 import type { AssistantConfig, EntityMentions, LabeledPassage } from '../domain/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { mentionedEntities } from '../policy/index.js';
+import { entityLabel, mentionedEntities } from '../policy/index.js';
 import { contentTerms, withinOneEdit } from '../text/index.js';
 import { judgeText, passageUnits, type Unit } from './units.js';
 
@@ -45,23 +45,41 @@ function exclusion(named: EntityMentions, asked: EntityMentions, assistant: Assi
   for (const [type, values] of Object.entries(asked)) {
     const about = named[type] ?? [];
     if (values.length > 0 && about.length > 0 && !about.some((v) => values.includes(v))) {
-      return `about ${type} ${about.map((v) => assistant.entities[type]?.[v]?.[0] ?? v).join(', ')}; asked about ${values.map((v) => assistant.entities[type]?.[v]?.[0] ?? v).join(', ')}`;
+      const labels = (vs: readonly string[]): string => vs.map((v) => entityLabel(assistant, type, v)).join(', ');
+      return `about ${type} ${labels(about)}; asked about ${labels(values)}`;
     }
   }
   return null;
 }
 
-/** Units of passages seen question after question are drawn once (parsing the Markdown tree is most of their cost). */
-const unitCache = new Map<string, readonly Unit[]>();
+/** A unit as the judge reads it, with what does not depend on the question: its words and the entity values it names. */
+interface DrawnUnit {
+  readonly unit: Unit;
+  /** The judge's input: the unit under its page title and headings. */
+  readonly text: string;
+  readonly terms: ReadonlySet<string>;
+  readonly named: EntityMentions;
+}
+
+/**
+ * Passages come back question after question: their units are drawn once (parsing the Markdown tree
+ * and matching entity names are most of the cost), per assistant configuration, by content-addressed chunk id.
+ */
+const drawnCache = new WeakMap<AssistantConfig, Map<string, readonly DrawnUnit[]>>();
 const MAX_CACHED_PASSAGES = 20_000;
 
-function unitsOf(p: LabeledPassage): readonly Unit[] {
-  const cached = unitCache.get(p.passage.chunkId);
+function drawnUnits(p: LabeledPassage, assistant: AssistantConfig): readonly DrawnUnit[] {
+  let cache = drawnCache.get(assistant);
+  if (cache === undefined) drawnCache.set(assistant, (cache = new Map<string, readonly DrawnUnit[]>()));
+  const cached = cache.get(p.passage.chunkId);
   if (cached !== undefined) return cached;
-  const units = passageUnits(p.passage);
-  if (unitCache.size >= MAX_CACHED_PASSAGES) unitCache.delete(unitCache.keys().next().value ?? '');
-  unitCache.set(p.passage.chunkId, units);
-  return units;
+  const drawn = passageUnits(p.passage).map((unit) => {
+    const text = judgeText(p.revision.title, p.passage.headings, unit);
+    return { unit, text, terms: new Set(contentTerms(text)), named: namedBy(text, p.revision.entities, assistant) };
+  });
+  if (cache.size >= MAX_CACHED_PASSAGES) cache.delete(cache.keys().next().value ?? '');
+  cache.set(p.passage.chunkId, drawn);
+  return drawn;
 }
 
 /**
@@ -69,13 +87,10 @@ function unitsOf(p: LabeledPassage): readonly Unit[] {
  * sharing most of the question's words (stemmed; a typo counts), then the better-ranked passage.
  * A paraphrase that shares no word still reaches the judge when its passage has few units.
  */
-function preselect(question: string, candidates: readonly { readonly text: string; readonly rank: number }[], max: number): ReadonlySet<number> {
+function preselect(question: string, candidates: readonly { readonly terms: ReadonlySet<string>; readonly rank: number }[], max: number): ReadonlySet<number> {
   if (candidates.length <= max) return new Set(candidates.map((_, i) => i));
   const asked = [...new Set(contentTerms(question))];
-  const overlap = candidates.map((c) => {
-    const terms = new Set(contentTerms(c.text));
-    return asked.filter((t) => terms.has(t) || (t.length >= 4 && [...terms].some((u) => withinOneEdit(t, u)))).length;
-  });
+  const overlap = candidates.map(({ terms }) => asked.filter((t) => terms.has(t) || (t.length >= 4 && [...terms].some((u) => withinOneEdit(t, u)))).length);
   const order = candidates.map((_, i) => i).sort((a, b) => (overlap[b] ?? 0) - (overlap[a] ?? 0) || (candidates[a]?.rank ?? 0) - (candidates[b]?.rank ?? 0) || a - b);
   return new Set(order.slice(0, max));
 }
@@ -96,11 +111,7 @@ export async function judgeSupport(options: {
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
   const candidates = options.passages.flatMap((p, rank) =>
-    unitsOf(p).map((unit) => {
-      const text = judgeText(p.revision.title, p.passage.headings, unit);
-      const named = namedBy(text, p.revision.entities, assistant);
-      return { unit, label: p.label, rank, text, named, excluded: exclusion(named, options.mentioned, assistant) };
-    }),
+    drawnUnits(p, assistant).map((d) => ({ ...d, label: p.label, rank, excluded: exclusion(d.named, options.mentioned, assistant) })),
   );
   const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));
   const chosen = preselect(question, eligible.map((i) => candidates[i] as (typeof candidates)[number]), options.maxUnits);

@@ -2,7 +2,7 @@ import { isInstruction } from '../policy/index.js';
 import { contentTerms, passageSentences } from '../text/index.js';
 
 /** A passage as its cited text is read: under its page title and section headings. */
-export interface SupportingText {
+interface SupportingText {
   readonly passage: { readonly text: string; readonly headings: readonly string[] };
   readonly revision: { readonly title: string };
 }

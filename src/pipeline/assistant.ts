@@ -208,7 +208,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         });
         supportDecision = supportRecord(support);
         const best = new Map<string, number>();
-        for (const u of support.units) if (u.score !== null && !best.has(u.label)) best.set(u.label, u.score);
+        for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, judged: best.get(r.label) ?? 0 } : r));
         const offeredLabels = new Set(offered.map((p) => p.label));
         if (![...support.addressing].some((label) => offeredLabels.has(label))) {

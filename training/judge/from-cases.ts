@@ -25,8 +25,9 @@ if (dataDir === undefined || casesFile === undefined || system === undefined || 
   process.exit(2);
 }
 const config = loadConfig({ env: { ...process.env, CITETRACE_DATA: dataDir } });
-const runtime = await openRuntime({ config });
-const retriever = createHybridRetriever({ index: runtime.index, embedder: await createEmbedder(config) });
+const embedder = await createEmbedder(config);
+const runtime = await openRuntime({ config, embedder });
+const retriever = createHybridRetriever({ index: runtime.index, embedder });
 const assistant = runtime.index.manifest.assistant;
 const states = (text: string, alternatives: readonly string[]): boolean => alternatives.some((a) => text.toLowerCase().includes(a.toLowerCase()));
 let positives = 0;
