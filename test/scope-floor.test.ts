@@ -62,6 +62,14 @@ describe('safety floor', () => {
     }
   });
 
+  it('matches a several-word alternative as a whole, never one of its words alone', () => {
+    expect(floor.match('thinking about sewer slide')?.routesTo).toBe('crisis');
+    expect(floor.match('is there a sliding scale for counseling?')).toBeNull();
+    const own = createSafetyFloor([{ phrase: '{overdose|took too many} pills', routesTo: 'crisis' }]);
+    expect(own.match('I took too many pills')?.routesTo).toBe('crisis');
+    expect(own.match('how many pills come in a refill?')).toBeNull();
+  });
+
   it('takes a deployment\'s own phrases, which only add', () => {
     const own = createSafetyFloor([{ phrase: 'jump off {the|a} bridge', routesTo: 'crisis' }]);
     expect(own.match('thinking about jumping off the bridge tonight')?.routesTo).toBe('crisis');

@@ -87,6 +87,21 @@ describe('units drawn from the Markdown tree', () => {
     );
   });
 
+  it('a hard-wrapped paragraph gives the same sentences as the one-line paragraph (property)', () => {
+    const word = fc.stringMatching(/^[A-Za-z]{1,8}$/u);
+    const sentence = fc.array(word, { minLength: 2, maxLength: 9 }).map((w) => `Then ${w.join(' ')}.`);
+    fc.assert(
+      fc.property(fc.array(sentence, { minLength: 1, maxLength: 5 }), fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }), (sentences, breaks) => {
+        const line = sentences.join(' ');
+        let gap = 0;
+        // Replace some of the spaces by line breaks, as an editor wrapping at a column does.
+        const wrapped = line.replace(/ /gu, () => (breaks[gap++ % breaks.length] === true ? '\n' : ' '));
+        expect(unitsOf(wrapped).map((u) => u.text)).toEqual(unitsOf(line).map((u) => u.text));
+        expect(unitsOf(wrapped)).toHaveLength(sentences.length);
+      }),
+    );
+  });
+
   it('withinOneEdit agrees with the edit distance (property)', () => {
     const distance = (a: string, b: string): number => {
       const row = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -5,6 +5,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import type { Passage } from '../domain/index.js';
 import { isInstruction } from '../policy/index.js';
+import { sentenceSpans } from '../text/index.js';
 
 /**
  * What one statement of a policy page is, read from its Markdown tree: a sentence of a paragraph,
@@ -24,7 +25,6 @@ export interface Unit {
 
 /** GitHub-flavoured Markdown: tables are rows with header cells, not paragraphs of pipes. */
 const parser = unified().use(remarkParse).use(remarkGfm);
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 const plain = (markdown: string): string => toString(parser.parse(markdown)).replace(/\s+/gu, ' ').trim();
 const squash = (text: string): string => text.replace(/\s+/gu, ' ').trim();
@@ -44,12 +44,9 @@ function sentencesOf(source: string, node: Paragraph): { text: string; start: nu
   const { start, end } = spanOf(node);
   const raw = source.slice(start, end);
   const out: { text: string; start: number; end: number }[] = [];
-  for (const seg of segmenter.segment(raw)) {
-    const trimmed = seg.segment.trimEnd();
-    const text = plain(trimmed);
-    if (text === '') continue;
-    const lead = trimmed.length - trimmed.trimStart().length;
-    out.push({ text, start: start + seg.index + lead, end: start + seg.index + trimmed.length });
+  for (const span of sentenceSpans(raw)) {
+    const text = plain(raw.slice(span.start, span.end));
+    if (text !== '') out.push({ text, start: start + span.start, end: start + span.end });
   }
   return out;
 }

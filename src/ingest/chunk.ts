@@ -3,6 +3,7 @@ import { toString } from 'mdast-util-to-string';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { chunkIdOf, type Passage, type Revision } from '../domain/index.js';
+import { sentenceSpans } from '../text/index.js';
 
 export interface ChunkOptions {
   /** A passage keeps absorbing following blocks of its section while shorter than this. */
@@ -14,7 +15,6 @@ export interface ChunkOptions {
 export const DEFAULT_CHUNKING: ChunkOptions = { minChars: 160, maxChars: 900 };
 
 const parser = unified().use(remarkParse);
-const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 interface Span {
   start: number;
@@ -30,10 +30,9 @@ function offsets(node: RootContent): { start: number; end: number } {
 function splitLong(body: string, span: Span, maxChars: number): Span[] {
   const pieces: Span[] = [];
   let current: Span | null = null;
-  for (const seg of sentenceSegmenter.segment(body.slice(span.start, span.end))) {
-    const start = span.start + seg.index;
-    const end = start + seg.segment.trimEnd().length;
-    if (end <= start) continue;
+  for (const sentence of sentenceSpans(body.slice(span.start, span.end))) {
+    const start = span.start + sentence.start;
+    const end = span.start + sentence.end;
     if (current !== null && end - current.start <= maxChars) {
       current.end = end;
     } else {

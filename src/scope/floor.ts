@@ -55,12 +55,16 @@ function floorTokens(text: string): string[] {
   return words.map((w) => stemmer(w));
 }
 
-type Slot = readonly string[];
-
-function compile(phrase: string): readonly Slot[] {
-  return (phrase.match(/\{[^}]+\}|[^\s{}]+/gu) ?? []).map((part) =>
-    (part.startsWith('{') ? part.slice(1, -1).split('|') : [part]).flatMap((alternative) => floorTokens(alternative)),
+/**
+ * Every token sequence a phrase stands for: each `{a|b}` slot expands to its alternatives, and an
+ * alternative of several words ("sewer slide") stays a sequence, never single words that would each
+ * match alone.
+ */
+function compile(phrase: string): readonly (readonly string[])[] {
+  const slots = (phrase.match(/\{[^}]+\}|[^\s{}]+/gu) ?? []).map((part) =>
+    (part.startsWith('{') ? part.slice(1, -1).split('|') : [part]).map((alternative) => floorTokens(alternative)).filter((t) => t.length > 0),
   );
+  return slots.reduce<string[][]>((sequences, alternatives) => sequences.flatMap((head) => alternatives.map((tail) => [...head, ...tail])), [[]]).filter((s) => s.length > 0);
 }
 
 export interface FloorHit {
@@ -76,14 +80,14 @@ export interface SafetyFloor {
 
 export function createSafetyFloor(extra: readonly FloorPhrase[] = []): SafetyFloor {
   const phrases = [...DEFAULT_FLOOR, ...extra];
-  const compiled = phrases.map((p) => ({ ...p, slots: compile(p.phrase) })).filter((p) => p.slots.length > 0);
+  const compiled = phrases.flatMap((p) => compile(p.phrase).map((sequence) => ({ ...p, sequence })));
   return {
     phrases,
     match(text) {
       const tokens = floorTokens(text);
-      for (const { phrase, routesTo, slots } of compiled) {
-        for (let i = 0; i + slots.length <= tokens.length; i += 1) {
-          if (slots.every((slot, j) => slot.includes(tokens[i + j] ?? ''))) return { phrase, routesTo };
+      for (const { phrase, routesTo, sequence } of compiled) {
+        for (let i = 0; i + sequence.length <= tokens.length; i += 1) {
+          if (sequence.every((token, j) => tokens[i + j] === token)) return { phrase, routesTo };
         }
       }
       return null;

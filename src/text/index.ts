@@ -1,4 +1,5 @@
 export { contentTerms, stem, words } from './tokens.js';
-export { passageSentences, splitSentences } from './sentences.js';
+export { passageSentences, sentenceSpans, splitSentences } from './sentences.js';
+export type { SentenceSpan } from './sentences.js';
 export { statedValues } from './details.js';
 export { withinOneEdit } from './edit.js';

@@ -5,13 +5,29 @@ import { unified } from 'unified';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-export function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  for (const { segment } of segmenter.segment(text.replace(/\s+/gu, ' ').trim())) {
-    const s = segment.trim();
-    if (s.length > 0) out.push(s);
+export interface SentenceSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The sentences of `text` as spans [start, end) of it, without surrounding white space. A line
+ * break is read as a space: ICU ends a sentence at every line break, which would cut each line of
+ * a hard-wrapped Markdown paragraph into a "sentence" of its own.
+ */
+export function sentenceSpans(text: string): SentenceSpan[] {
+  const out: SentenceSpan[] = [];
+  for (const { segment, index } of segmenter.segment(text.replace(/[\r\n\u2028\u2029\u0085\v\f]/gu, ' '))) {
+    const end = index + segment.trimEnd().length;
+    const start = index + (segment.length - segment.trimStart().length);
+    if (end > start) out.push({ start, end });
   }
   return out;
+}
+
+/** The sentences of `text`, each with its white space squashed to single spaces. */
+export function splitSentences(text: string): string[] {
+  return sentenceSpans(text).map(({ start, end }) => text.slice(start, end).replace(/\s+/gu, ' '));
 }
 
 const parser = unified().use(remarkParse);
