@@ -33,7 +33,9 @@ const INSTRUCTION_PATTERNS: readonly RegExp[] = [
   /\b(?:you are now|act as|pretend to be|from now on,? you)\b/iu,
   /\bsystem prompt\b/iu,
   /\b(?:assistants?|ai|chatbots?|language models?|llms?)\b.{0,30}\b(?:must|should|will|shall)\b.{0,20}\b(?:say|tell|answer|respond|reply)\b/iu,
-  /\btell (?:all )?(?:patients|users|everyone|callers)\b/iu,
+  /\btell (?:all |every |any )?(?:patients?|users?|everyone|callers?)\b/iu,
+  // Addressed to a machine reader ("Note to AI assistants…", "Instruction for the AI…"): a patient page never is.
+  /\b(?:notes?|instructions?|messages?|reminders?|attention|directions?)\b.{0,12}\b(?:to|for)\b.{0,12}\b(?:ai|assistants?|chatbots?|bots?|language models?|llms?)\b/iu,
 ];
 
 export function isInstruction(sentence: string): boolean {
