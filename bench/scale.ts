@@ -188,6 +188,7 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
   const assistant = createAssistant({
     assistant: index.manifest.assistant,
     retriever,
+    inForce: (query) => index.inForce(query),
     router: await createScopeRouterFor(index.manifest.assistant, config),
     judge: await loadShippedJudge(config),
     generator,

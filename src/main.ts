@@ -159,6 +159,7 @@ export async function openRuntime(options: {
     createAssistant({
       assistant: index.manifest.assistant,
       retriever: overrides.retrievalMode === undefined ? retriever : createHybridRetriever({ index, embedder, mode: overrides.retrievalMode }),
+      inForce: (query) => index.inForce(query),
       router,
       judge: models.judge,
       generator,

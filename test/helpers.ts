@@ -133,6 +133,7 @@ export function assistantOver(
   return createAssistant({
     assistant: runtime.index.manifest.assistant,
     retriever: createHybridRetriever({ index: runtime.index, embedder }),
+    inForce: (query) => runtime.index.inForce(query),
     router: runtime.router,
     judge: runtime.judge,
     generator: parts.generator,

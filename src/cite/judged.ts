@@ -11,7 +11,7 @@ export interface JudgedUnit extends Unit {
   readonly rank: number;
   /** Entity values (sites, services, ...) the unit names, under its title and headings, or its revision is tagged with. */
   readonly named: EntityMentions;
-  /** Why the unit cannot answer whatever the judge says (it is about another site than the one asked); not judged then. */
+  /** Why the unit cannot answer whatever the judge says (about another site than the one asked, or a revision not in force for the period asked); not judged then. */
   readonly excluded: string | null;
   /** P(answers) from the judge; null when the unit was not judged (excluded, or beyond the judge's budget). */
   readonly score: number | null;
@@ -108,11 +108,14 @@ export async function judgeSupport(options: {
   readonly assistant: AssistantConfig;
   /** Entity values the question names. */
   readonly mentioned: EntityMentions;
+  /** Why a whole passage cannot answer (its revision is not in force for the period asked), or null; default: none. */
+  readonly passageExclusion?: (passage: LabeledPassage) => string | null;
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
-  const candidates = options.passages.flatMap((p, rank) =>
-    drawnUnits(p, assistant).map((d) => ({ ...d, label: p.label, rank, excluded: exclusion(d.named, options.mentioned, assistant) })),
-  );
+  const candidates = options.passages.flatMap((p, rank) => {
+    const whole = options.passageExclusion?.(p) ?? null;
+    return drawnUnits(p, assistant).map((d) => ({ ...d, label: p.label, rank, excluded: whole ?? exclusion(d.named, options.mentioned, assistant) }));
+  });
   const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));
   const chosen = preselect(question, eligible.map((i) => candidates[i] as (typeof candidates)[number]), options.maxUnits);
   const judgedIndexes = eligible.filter((_, j) => chosen.has(j));

@@ -8,15 +8,17 @@ import {
   type LabeledPassage,
   type Outcome,
   type Reason,
+  type RevisionMeta,
   type ScopeDecision,
   type Role,
+  type SourceId,
   type Trace,
 } from '../domain/index.js';
 import { answers, findConflict, judgeSupport, type SupportDecision } from '../cite/index.js';
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, clarifyQuestion, mentionedEntities, normalizeQuestion, routingMessage } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, mentionedEntities, normalizeQuestion, periodExclusion, routingMessage } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import {
@@ -32,6 +34,8 @@ import type { TraceStore } from '../trace/index.js';
 export interface AssistantDeps {
   readonly assistant: AssistantConfig;
   readonly retriever: Retriever;
+  /** The revision of each source in force for a role on a date (the question may ask about another day than today). */
+  readonly inForce: (query: { readonly role: Role; readonly asOf: IsoDate }) => ReadonlyMap<SourceId, Pick<RevisionMeta, 'revision' | 'effectiveDate'>>;
   readonly router: ScopeRouter;
   /** Whether a unit of text answers the question: the support decision. */
   readonly judge: SupportJudge;
@@ -197,7 +201,16 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // All candidates are judged, not only the k offered: a Harbor rule ranked sixth still means an Eastside-only
         // answer would be a guess (clarification below); only offered passages may be cited.
         const support = await root.child('judge', 'RERANKER', async (span) => {
-          const judged = await judgeSupport({ judge: deps.judge, question: analysis, passages: labeled, maxUnits: deps.settings.judgeUnits, assistant: deps.assistant, mentioned });
+          const periods = askedPeriods(analysis, asOf);
+          const judged = await judgeSupport({
+            judge: deps.judge,
+            question: analysis,
+            passages: labeled,
+            maxUnits: deps.settings.judgeUnits,
+            assistant: deps.assistant,
+            mentioned,
+            passageExclusion: (p) => periodExclusion(p, periods, asOf, (day) => deps.inForce({ role: request.role, asOf: day })),
+          });
           span.set({
             'citetrace.judge.model': judged.judge.model,
             'citetrace.judge.threshold': judged.judge.threshold,

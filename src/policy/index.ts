@@ -2,3 +2,4 @@ export { normalizeQuestion, MAX_QUESTION_CHARS, type NormalizedQuestion } from '
 export { entityLabel, mentionedEntities } from './entities.js';
 export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, isInstruction, routingMessage } from './messages.js';
+export { askedPeriods, periodExclusion, type AskedPeriod } from './period.js';

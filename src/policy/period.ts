@@ -1,0 +1,77 @@
+import * as chrono from 'chrono-node';
+import type { IsoDate, LabeledPassage, RevisionMeta, SourceId } from '../domain/index.js';
+
+/**
+ * A period the question asks about ("last year", "next week", "in 2027", "in January", "on
+ * Saturday"), resolved against the day it is asked. A rule answers for that period only when the
+ * revision stating it is in force throughout it.
+ */
+export interface AskedPeriod {
+  /** The words of the question that name it. */
+  readonly text: string;
+  readonly from: IsoDate;
+  readonly to: IsoDate;
+}
+
+const parser = chrono.casual.clone();
+// A bare year ("in 2027", "for 2025") names the whole year; chrono reads a year only beside a month or a day.
+parser.parsers.push({
+  pattern: () => /\b(?:in|for|during|by|until|through|of)\s+((?:19|20)\d{2})\b/iu,
+  extract: (context, match) => {
+    const components = context.createParsingComponents();
+    components.assign('year', Number(match[1]));
+    components.imply('month', 1);
+    components.imply('day', 1);
+    return components;
+  },
+});
+
+/**
+ * "in a year", "within 24 hours", "48 hours before": a length of time (the window of a rule: three
+ * no-shows in a year, cancel 24 hours before), not a day the question asks about.
+ */
+const DURATION = /^(?:in|within)\s+(?:a|an|one|a few|a couple of|\d+)\s|\b(?:before|after|prior)$/iu;
+
+const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
+
+/** The periods a question names, each as the days it covers: a day, a whole month, or a whole year, as precisely as it was said. */
+export function askedPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
+  const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
+  const out: AskedPeriod[] = [];
+  for (const result of parser.parse(question, reference)) {
+    if (result.tags().has('result/relativeDate') && DURATION.test(result.text)) continue;
+    const start = result.start;
+    const [y, m, d] = [start.get('year') ?? 0, start.get('month') ?? 1, start.get('day') ?? 1];
+    if (start.isCertain('day') || start.isCertain('weekday')) out.push({ text: result.text, from: iso(y, m, d), to: iso(y, m, d) });
+    else if (start.isCertain('month')) out.push({ text: result.text, from: iso(y, m, 1), to: iso(y, m + 1, 0) });
+    else if (start.isCertain('year')) out.push({ text: result.text, from: iso(y, 1, 1), to: iso(y, 12, 31) });
+    // A time of day alone ("at 8 am") names no other day.
+  }
+  return out;
+}
+
+/**
+ * Why a passage cannot answer for the periods asked, or null: its revision is not the one in force
+ * throughout each of them (from the asking day on, for a period that includes it), for the asking
+ * role. A superseded rule does not answer for today, and today's rule does not answer for last year
+ * or for a year a newer revision will govern.
+ */
+export function periodExclusion(
+  passage: Pick<LabeledPassage, 'revision'>,
+  periods: readonly AskedPeriod[],
+  asOf: IsoDate,
+  inForce: (asOf: IsoDate) => ReadonlyMap<SourceId, Pick<RevisionMeta, 'revision' | 'effectiveDate'>>,
+): string | null {
+  const { sourceId, revision } = passage.revision;
+  for (const period of periods) {
+    const from = period.from <= asOf && asOf <= period.to ? asOf : period.from;
+    for (const day of [from, period.to]) {
+      const then = inForce(day).get(sourceId);
+      if (then?.revision !== revision) {
+        const what = then === undefined ? 'no revision of it was in force' : `the revision in force is the one effective ${then.effectiveDate}`;
+        return `asked about ${period.from === period.to ? period.from : `${period.from}..${period.to}`} ("${period.text}"): on ${day} ${what}`;
+      }
+    }
+  }
+  return null;
+}
