@@ -38,7 +38,7 @@ import { createExtractiveGenerator, type Generator } from '../src/generate/index
 import { openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
 import { createEmbedder, createScopeRouterFor, loadShippedJudge } from '../src/main.js';
 import { createAssistant } from '../src/pipeline/index.js';
-import { mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
+import { deploymentNames, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
 import { createHybridRetriever, type Retriever } from '../src/retrieve/index.js';
 import { createSqliteTraceStore, redact, type TraceStore } from '../src/trace/index.js';
 import { generateScaleCorpus, type GeneratedCorpus } from './scale-corpus.js';
@@ -198,7 +198,7 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
     settings: { candidates: config.candidates, k: config.k, judgeUnits: config.judgeUnits },
     clock: () => new Date(`${AS_OF}T12:00:00.000Z`),
     newId: randomUUID,
-    redact: (text) => redact(text).text,
+    redact: (text) => redact(text, deploymentNames(index.manifest.assistant)).text,
   });
   const samples = new Map<Stage, number[]>(STAGES.map((s) => [s, []]));
   // CPU time of this process (all its threads: LanceDB's and onnxruntime's too) per question:

@@ -6,6 +6,7 @@ import { createTransformersEmbedder, provisionModel, type Embedder } from './emb
 import { commitDigest, openPolicyIndex, readManifest, type PolicyIndex } from './index-store/index.js';
 import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
+import { deploymentNames } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
@@ -155,6 +156,7 @@ export async function openRuntime(options: {
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
   const router = await createScopeRouterFor(index.manifest.assistant, config, models.classifier);
+  const keep = deploymentNames(index.manifest.assistant);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
@@ -169,7 +171,7 @@ export async function openRuntime(options: {
       settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k, judgeUnits: config.judgeUnits },
       clock: options.clock ?? (() => new Date()),
       newId: randomUUID,
-      redact: (text) => redact(text).text,
+      redact: (text) => redact(text, keep).text,
       telemetry,
     });
   return {

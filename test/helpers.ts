@@ -13,6 +13,7 @@ import { createService, type Service } from '../src/http/index.js';
 import type { Generator } from '../src/generate/index.js';
 import { createEmbedder, openRuntime, type Runtime } from '../src/main.js';
 import { createAssistant, type Assistant } from '../src/pipeline/index.js';
+import { deploymentNames } from '../src/policy/index.js';
 import { createHybridRetriever } from '../src/retrieve/index.js';
 import type { Telemetry } from '../src/telemetry/index.js';
 import { redact, type TraceStore } from '../src/trace/index.js';
@@ -143,7 +144,7 @@ export function assistantOver(
     settings: { candidates: 8, k: 5, judgeUnits: 12 },
     clock: CLOCK,
     newId: randomUUID,
-    redact: (text) => redact(text).text,
+    redact: (text) => redact(text, deploymentNames(runtime.index.manifest.assistant)).text,
     ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { redact, type IdentifierType } from '../src/trace/index.js';
@@ -43,6 +44,24 @@ describe('redaction before persistence', () => {
     expect(redact('email jo.smith+x@gmail.com or call (503) 555-0199; ssn 123-45-6789').text).toBe('email [EMAIL] or call [PHONE]; ssn [SSN]');
     expect(redact('I live at 42 Maple Street Apt 4, member id XHP449201733').text).toBe('I live at [ADDRESS], member id [MEMBER_ID]');
     for (const q of ['Until what time can I get blood drawn at the Harbor lab?', 'How much is the $40 no-show fee?', 'Is Eastside Clinic open 8 am to 5 pm?']) expect(redact(q).text).toBe(q);
+  });
+
+  it('never takes the deployment\'s own names or a month for a person, and still removes the person beside them', () => {
+    const keep = ['Copperline Health', 'Fennwick Pavilion', 'Fennwick', 'Ashby Square'];
+    expect(redact('Will Fennwick Pavilion be open on MLK day in January?', keep).text).toBe('Will Fennwick Pavilion be open on MLK day in January?');
+    expect(redact("Hi, I'm Maria Gonzalez, can my son Jacob Miller be seen at Ashby Square in mid-March?", keep).text).toBe("Hi, I'm [NAME], can my son [NAME] be seen at Ashby Square in mid-March?");
+  });
+
+  it('keeps any site name the deployment declares, wherever it stands, and removes a named person (property)', () => {
+    const capitalized = fc.stringMatching(/^[A-Z][a-z]{3,9}$/u);
+    fc.assert(
+      fc.property(capitalized, fc.constantFrom('Clinic', 'Pavilion', 'Square', 'Center'), fc.constantFrom('Will', 'Can', 'Is'), (name, kind, lead) => {
+        const site = `${name} ${kind}`;
+        const out = redact(`${lead} ${site} open Saturday? My daughter Emma Rossi has a visit there.`, [site, name]).text;
+        expect(out).toContain(site);
+        expect(out).not.toContain('Emma');
+      }),
+    );
   });
 
   it('catches at least 97% of 210 planted identifiers, each type at least 90%, and leaves trap questions alone', () => {

@@ -23,3 +23,8 @@ export function entityLabel(assistant: AssistantConfig, type: string, value: str
   return assistant.entities[type]?.[value]?.[0] ?? value;
 }
 
+
+/** The deployment's own names (organization, every entity value and alias): words a question uses for a place, never a person. */
+export function deploymentNames(assistant: AssistantConfig): string[] {
+  return [assistant.organization, ...Object.values(assistant.entities).flatMap((values) => Object.entries(values).flatMap(([value, aliases]) => [value, ...aliases]))];
+}

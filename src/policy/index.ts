@@ -1,5 +1,5 @@
 export { normalizeQuestion, MAX_QUESTION_CHARS, type NormalizedQuestion } from './normalize.js';
-export { entityLabel, mentionedEntities } from './entities.js';
+export { deploymentNames, entityLabel, mentionedEntities } from './entities.js';
 export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, isInstruction, routingMessage } from './messages.js';
 export { askedPeriods, periodExclusion, type AskedPeriod } from './period.js';

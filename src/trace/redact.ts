@@ -41,7 +41,30 @@ const NAME_CUES: readonly RegExp[] = [
   new RegExp(String.raw`(?<=\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Uu]nder|[Ff]or|[Hh]older|[Pp]atient|[Nn]amed|[Cc]alled|[Aa]bout)\s)${FULL_NAME}`, 'gu'),
   /(?<=\b(?:my |his |her |the )?name is )[\p{L}'’-]+(?: [\p{L}'’-]+){0,2}/giu,
 ];
-const COMMON_CAPITALIZED = new Set(['I', 'Harbor', 'Eastside', 'Northgate', 'Maple', 'Valley', 'Health', 'Clinic', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Dr', 'MRI', 'CT']);
+/** Capitalized words that are not names: weekdays and months ("mid-March"), titles, scan types. The deployment's own names come with `keep`. */
+const COMMON_CAPITALIZED = new Set([
+  'I', 'Health', 'Clinic', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Dr', 'MRI', 'CT',
+  'January', 'February', 'March', 'April', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
+]);
+const common = (span: string): boolean => span.split(/[\s-]+/u).every((w) => COMMON_CAPITALIZED.has(w.replace(/[^\p{L}]/gu, '')));
+
+/** A private-use mark standing for the n-th kept name while names are looked for. */
+const mark = (n: number): string => `\uE000${n.toString(36)}\uE001`;
+const MARK = /\uE000([0-9a-z]+)\uE001/gu;
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+
+/**
+ * Hide the deployment's own names (its organization, sites, services: `assistant.yaml`) behind
+ * marks, so that "Fennwick Pavilion" is never taken for a person: redaction must not remove the
+ * site a question is about.
+ */
+function hideKept(text: string, keep: readonly string[]): { text: string; kept: string[] } {
+  const kept: string[] = [];
+  const phrases = [...new Set(keep.map((k) => k.trim()).filter((k) => k.length > 1))].sort((a, b) => b.length - a.length);
+  if (phrases.length === 0) return { text, kept };
+  const any = new RegExp(`(?<![\\p{L}\\p{N}])(?:${phrases.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  return { text: text.replace(any, (m) => mark(kept.push(m) - 1)), kept };
+}
 
 export interface Redaction {
   readonly text: string;
@@ -49,9 +72,11 @@ export interface Redaction {
   readonly counts: Readonly<Partial<Record<IdentifierType, number>>>;
 }
 
-export function redact(text: string): Redaction {
+/** `keep`: names of the deployment (organization, entity aliases) that are never redacted as a person. */
+export function redact(text: string, keep: readonly string[] = []): Redaction {
   const counts: Partial<Record<IdentifierType, number>> = {};
-  let out = text;
+  const hidden = hideKept(text, keep);
+  let out = hidden.text;
   for (const [type, pattern] of PATTERNS) {
     out = out.replace(pattern, () => {
       counts[type] = (counts[type] ?? 0) + 1;
@@ -60,9 +85,8 @@ export function redact(text: string): Redaction {
   }
   for (const cue of NAME_CUES) {
     out = out.replace(cue, (match) => {
-      const words = match.split(' ');
-      if (words.every((w) => COMMON_CAPITALIZED.has(w.replace(/[^\p{L}]/gu, '')))) return match;
-      if (words.at(-1) === 'Day') return match; // a holiday ("for Columbus Day"), not a person
+      if (common(match)) return match;
+      if (match.split(' ').at(-1) === 'Day') return match; // a holiday ("for Columbus Day"), not a person
       counts.NAME = (counts.NAME ?? 0) + 1;
       return '[NAME]';
     });
@@ -70,7 +94,7 @@ export function redact(text: string): Redaction {
   // The tagger's single lower-case or sentence-initial words ("bill", "Grace period") are too often ordinary words.
   const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string }[])
     .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.trim() }))
-    .filter((p) => !/\[[A-Z_]+\]/u.test(p.text))
+    .filter((p) => !/\[[A-Z_]+\]|\uE000/u.test(p.text) && !common(p.text))
     // "Martin Luther King Jr. Day", "Columbus Day": a name before "Day" is a holiday, not a person.
     .filter((p) => !/^[\s.]*(?:jr\.?\s*)?day\b/iu.test(out.slice(p.end)))
     .filter((p) => p.text.includes(' ') || (/^\p{Lu}/u.test(p.text) && !/(?:^|[.!?]\s*)$/u.test(out.slice(0, p.start))))
@@ -81,5 +105,5 @@ export function redact(text: string): Redaction {
     out = `${out.slice(0, n.start)}[NAME]${out.slice(n.start + span.length)}`;
     counts.NAME = (counts.NAME ?? 0) + 1;
   }
-  return { text: out, counts };
+  return { text: out.replace(MARK, (_m, n: string) => hidden.kept[Number.parseInt(n, 36)] ?? ''), counts };
 }
