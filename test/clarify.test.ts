@@ -30,8 +30,14 @@ describe('clarification', () => {
     expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned, assistant })).toBeNull();
   });
 
-  it('does not ask when a system-wide passage answers best, or only one clinic answers', () => {
-    expect(clarifyQuestion({ candidates: [systemWide, harbor, eastside], mentioned: {}, assistant })).toBeNull();
+  it('asks which clinic, offering every clinic, when a system-wide rule answers beside one clinic\'s own rule (an override)', () => {
+    for (const candidates of [[systemWide, harbor], [systemWide, harbor, eastside]]) {
+      expect(clarifyQuestion({ candidates, mentioned: {}, assistant })?.question).toBe('Which clinic do you mean: Harbor Clinic or Eastside Clinic?');
+    }
+  });
+
+  it('does not ask when a system-wide rule or a sentence naming every clinic answers alone, or only one clinic answers', () => {
+    expect(clarifyQuestion({ candidates: [systemWide], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [bothClinics, harbor, eastside], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [], mentioned: {}, assistant })).toBeNull();

@@ -18,10 +18,11 @@ export interface ClarifyCandidate {
 
 /**
  * Ask one focused question when the texts that would answer are about different values of an
- * entity type the question does not name (Harbor vs Eastside: two tagged pages, or two rows of one
- * table), so the answer would depend on a guess. Candidates are the units that answer the
- * question; the best must itself be about exactly one value, or be a table row with a column per
- * value: a system-wide rule, or a sentence that names every site, answers for all of them.
+ * entity type the question does not name, so the answer would depend on a guess: two tagged pages
+ * or two rows of one table (Harbor vs Eastside), a table row with a column per value, or a
+ * system-wide rule beside a rule for one site (an override: the system rule does not hold there).
+ * Candidates are the units that answer the question. A system-wide rule alone, or a sentence that
+ * names every site, answers for all of them.
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly ClarifyCandidate[];
@@ -31,10 +32,12 @@ export function clarifyQuestion(options: {
   const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
   const top = ranked[0];
   if (top === undefined) return null;
-  for (const type of Object.keys(options.assistant.entities)) {
+  for (const [type, values] of Object.entries(options.assistant.entities)) {
+    if ((options.mentioned[type]?.length ?? 0) > 0) continue;
     const about = top.named[type]?.length ?? 0;
-    if ((options.mentioned[type]?.length ?? 0) > 0 || !(about === 1 || (top.row && about > 1))) continue;
-    const all = [...new Set(ranked.flatMap((c) => c.named[type] ?? []))];
+    const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
+    if (!(about === 1 || (top.row && about > 1) || override)) continue;
+    const all = override ? Object.keys(values) : [...new Set(ranked.flatMap((c) => c.named[type] ?? []))];
     if (all.length < 2) continue;
     const labels = all.map((value) => entityLabel(options.assistant, type, value));
     const list = labels.length === 2 ? labels.join(' or ') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1) ?? ''}`;
