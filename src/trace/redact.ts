@@ -27,6 +27,7 @@ const PATTERNS: readonly (readonly [IdentifierType, RegExp])[] = [
   ['MRN', /(?<=\b(?:mrn|medical record(?: number| no\.?| #)?|chart(?: number| #)?|patient (?:id|number))(?: is)?\W{0,15})[a-z]{0,3}-?\d[\w-]{3,}\b/giu],
   ['MEMBER_ID', /(?<=\b(?:member(?: id| number| #)?|insurance(?: id| number| #)|policy(?: number| #)?|subscriber(?: id)?|group(?: number| #))(?: is)?\W{0,15})[a-z]{0,4}-?\d[\w-]{3,}\b/giu],
   ['ADDRESS', new RegExp(String.raw`\b\d{1,6} (?:[nsew]\.? )?(?:[a-z0-9'.-]+ ){1,4}${STREET}\b\.?(?:,? (?:apt|apartment|unit|suite|#) ?[\w-]+)?`, 'giu')],
+  ['ADDRESS', /\b(?:p\.?\s?o\.?\s?box|post office box)\s*#?\s*\d[\w-]*/giu],
   ['PHONE', /(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu],
   ['DATE', new RegExp(String.raw`\b${ANY_DATE}\b`, 'giu')],
   ['ID', /\b(?=[a-z]*\d)[a-z\d]{7,}\b/giu],
