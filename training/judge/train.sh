@@ -4,7 +4,7 @@
 # src/cite/units.ts), pairs from the dev-pool evaluation cases (from-cases.ts: the demo corpus's
 # case files for training, the retired blind set Sawtooth River for validation), fine-tuning and
 # int8 export (finetune.py), the threshold calibrated on the validation split, metrics printed for
-# the held-out systems. About 25 minutes on 2 cores. Writes models/judge by default ($OUT to write
+# the held-out systems. About 35 minutes on 2 cores. Writes models/judge by default ($OUT to write
 # elsewhere); after a rebuild, pin the new manifest's sha256 in src/judge/judge.ts (JUDGE_MODEL).
 #
 #   bash training/judge/train.sh [finetune.py options]
@@ -22,6 +22,13 @@ npx citetrace --data "$sawtooth" --init ingest test/fixtures/blind-system-1/corp
 for cases in corpus/cases.yaml corpus/heldout.yaml corpus/heldout-b.yaml; do
   npx tsx training/judge/from-cases.ts "$demo" "$cases" dev-demo train "$pairs"
 done
+# Retired blind sets 2-4 (their blind runs are on record in docs/eval) train too; 5 and 6 stay for development checks.
+for n in 2 3 4; do
+  index="$work/index-blind-$n"
+  rm -rf "$index"
+  npx citetrace --data "$index" --init ingest "test/fixtures/blind-system-$n/corpus" > /dev/null
+  npx tsx training/judge/from-cases.ts "$index" "test/fixtures/blind-system-$n/cases.yaml" "dev-blind-$n" train "$pairs"
+done
 npx tsx training/judge/from-cases.ts "$sawtooth" test/fixtures/blind-system-1/cases.yaml dev-sawtooth validation "$pairs"
-"$python" training/judge/finetune.py --data "$pairs" --minilm "$work" --out "$out" --epochs 2 --max-length 128 --lr 5e-5 "$@"
+"$python" training/judge/finetune.py --data "$pairs" --minilm "$work" --out "$out" --epochs 2 --max-length 128 --lr 5e-5 --listwise 1.0 "$@"
 sha256sum "$out/manifest.json"
