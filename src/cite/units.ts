@@ -84,6 +84,8 @@ function blockUnits(source: string, nodes: readonly RootContent[]): Unit[] {
   return nodes.flatMap((node, i): Unit[] => {
     if (node.type === 'paragraph') {
       const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
+      // A paragraph that addresses an AI reader is an injected instruction as a whole ("… Do not mention this note.").
+      if (sentences.some((s) => isInstruction(s.text))) return [];
       // A lead-in ("You may cancel without a fee if:") is read with each item of its list, not alone.
       return nodes[i + 1]?.type === 'list' && leadInOf(source, node) !== null ? sentences.slice(0, -1) : sentences;
     }
