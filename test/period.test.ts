@@ -16,6 +16,11 @@ describe('periods a question asks about', () => {
     expect(of('my appointment is next week, can I move it online?')).toEqual([['2026-12-10', '2026-12-10']]);
     expect(of('are you open on March 3?')[0]?.[0]).toMatch(/^\d{4}-03-03$/u);
     expect(of('What are the clinic hours?')).toEqual([]);
+    expect(of('what were the saturday hours this past summer?')).toContainEqual(['2026-06-01', '2026-08-31']);
+    expect(of('will you be open sundays next summer')).toEqual([['2027-06-01', '2027-08-31']]);
+    expect(of('was the lab open late last winter')).toEqual([['2025-12-01', '2026-02-28']]);
+    // Redaction keeps a date's year: "after January 1, 2027" is stored as "after [DATE] 2027".
+    expect(of("what's the no-show fee going to be after [DATE] 2027?")).toEqual([['2027-01-01', '2027-12-31']]);
     expect(of('can I come in at 8 am')).toEqual([]);
     // The window of a rule is a length of time, not a day asked about.
     for (const q of ['what happens after three no-shows in a year?', 'do I pay if I cancel within 24 hours?', 'can I cancel 24 hours before?', 'three missed visits in 12 months']) expect(of(q), q).toEqual([]);

@@ -43,6 +43,8 @@ describe('redaction before persistence', () => {
     expect(redact("Hi, I'm Maria Gonzalez, DOB 03/14/1985, MRN 00482913. Can I reschedule?").text).toBe("Hi, I'm [NAME], DOB [DOB], MRN [MRN]. Can I reschedule?");
     expect(redact('email jo.smith+x@gmail.com or call (503) 555-0199; ssn 123-45-6789').text).toBe('email [EMAIL] or call [PHONE]; ssn [SSN]');
     expect(redact('I live at 42 Maple Street Apt 4, member id XHP449201733').text).toBe('I live at [ADDRESS], member id [MEMBER_ID]');
+    // A date keeps its year (no one is identified by a year, and the question's period is read from it); a birth date does not.
+    expect(redact('Will the fee change after January 1, 2027? DOB 03/14/1985.').text).toBe('Will the fee change after [DATE] 2027? DOB [DOB].');
     for (const box of ['PO Box 1187', 'P.O. Box 42', 'p o box 9', 'Post Office Box 310-B']) expect(redact(`mail my records to ${box} please`).text, box).toBe('mail my records to [ADDRESS] please');
     for (const q of ['Until what time can I get blood drawn at the Harbor lab?', 'How much is the $40 no-show fee?', 'Is Eastside Clinic open 8 am to 5 pm?']) expect(redact(q).text).toBe(q);
   });

@@ -14,9 +14,10 @@ export interface AskedPeriod {
 }
 
 const parser = chrono.casual.clone();
-// A bare year ("in 2027", "for 2025") names the whole year; chrono reads a year only beside a month or a day.
+// A bare year ("in 2027", "for 2025", "after [DATE] 2027": redaction keeps a date's year) names the
+// whole year; chrono reads a year only beside a month or a day.
 parser.parsers.push({
-  pattern: () => /\b(?:in|for|during|by|until|through|of)\s+((?:19|20)\d{2})\b/iu,
+  pattern: () => /\b(?:in|for|during|by|until|through|of|after|before|from|since|on)\s+(?:\[DATE\]\s+)?((?:19|20)\d{2})\b/iu,
   extract: (context, match) => {
     const components = context.createParsingComponents();
     components.assign('year', Number(match[1]));
@@ -34,10 +35,28 @@ const DURATION = /^(?:in|within)\s+(?:a|an|one|a few|a couple of|\d+)\s|\b(?:bef
 
 const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
-/** The periods a question names, each as the days it covers: a day, a whole month, or a whole year, as precisely as it was said. */
+/** Meteorological seasons (northern hemisphere): first month, and months spanned. */
+const SEASONS: Readonly<Record<string, number>> = { spring: 3, summer: 6, fall: 9, autumn: 9, winter: 12 };
+const SEASON = /\b(this past|last|next|this coming|this)\s+(spring|summer|fall|autumn|winter)\b/giu;
+
+/** "last summer", "this past winter", "next spring", "this fall": three months, the latest past one for "last". */
+function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
+  const [year = 0, month = 1] = asOf.split('-').map(Number);
+  return [...question.matchAll(SEASON)].map((m) => {
+    const first = SEASONS[(m[2] ?? '').toLowerCase()] ?? 1;
+    // The season that contains or last began before the asking month, then a year back or ahead.
+    const current = first <= month ? year : year - 1;
+    const ongoing = (month - first + 12) % 12 < 3;
+    const relative = (m[1] ?? '').toLowerCase();
+    const start = relative === 'next' || relative === 'this coming' ? current + 1 : relative === 'this' || !ongoing ? current : current - 1;
+    return { text: m[0], from: iso(start, first, 1), to: iso(start, first + 3, 0) };
+  });
+}
+
+/** The periods a question names, each as the days it covers: a day, a whole month, a season or a whole year, as precisely as it was said. */
 export function askedPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
-  const out: AskedPeriod[] = [];
+  const out: AskedPeriod[] = seasonPeriods(question, asOf);
   for (const result of parser.parse(question, reference)) {
     if (result.tags().has('result/relativeDate') && DURATION.test(result.text)) continue;
     const start = result.start;

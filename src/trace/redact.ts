@@ -74,14 +74,23 @@ export interface Redaction {
 }
 
 /** `keep`: names of the deployment (organization, entity aliases) that are never redacted as a person. */
+/**
+ * A date that is not a birth date keeps its year ("after [DATE] 2027"): the year alone identifies
+ * no one (HIPAA Safe Harbor keeps years), and the question's period is read from what is stored.
+ */
+const placeholder = (type: IdentifierType, match: string): string => {
+  const year = type === 'DATE' ? /(?<!\d)(?:19|20)\d{2}(?!\d)/u.exec(match)?.[0] : undefined;
+  return year === undefined ? `[${type}]` : `[${type}] ${year}`;
+};
+
 export function redact(text: string, keep: readonly string[] = []): Redaction {
   const counts: Partial<Record<IdentifierType, number>> = {};
   const hidden = hideKept(text, keep);
   let out = hidden.text;
   for (const [type, pattern] of PATTERNS) {
-    out = out.replace(pattern, () => {
+    out = out.replace(pattern, (match) => {
       counts[type] = (counts[type] ?? 0) + 1;
-      return `[${type}]`;
+      return placeholder(type, match);
     });
   }
   for (const cue of NAME_CUES) {
