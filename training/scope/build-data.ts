@@ -1,6 +1,6 @@
 /**
- * Writes the scope classifier's data set: the hand-written messages in data/ (plus the support
- * judge's training questions, all administrative), augmented (see
+ * Writes the scope classifier's data set: the hand-written messages in data/ (with the support
+ * judge's training questions at the time of scope v3, all administrative), augmented (see
  * data.ts), normalized exactly as the product normalizes a question, split 80/20 by a hash of the
  * base message so every variant stays on its base's side.
  *
@@ -19,9 +19,6 @@ if (out === undefined) {
 const here = (p: string): string => new URL(p, import.meta.url).pathname;
 const rand = mulberry32(7);
 const bookings = readLines(here('data/booking-requests.txt'));
-const judgeQuestions = [...new Set(readdirSync(here('../judge/systems'), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .flatMap((d) => readLines(here(`../judge/systems/${d.name}/pairs.jsonl`)).map((line) => (JSON.parse(line) as { question: string }).question)))];
 /**
  * data/<class>.txt and data/<class>-<anything>.txt hold messages of that class; data/urgent-*.txt
  * hold `emergency<TAB>message` or `crisis<TAB>message` lines; booking-requests.txt is the
@@ -41,11 +38,9 @@ function messagesOf(file: string): { text: string; label: ScopeClass }[] {
   return lines.map((text) => ({ text, label }));
 }
 const files = readdirSync(here('data')).filter((f) => f.endsWith('.txt') && f !== 'booking-requests.txt').sort();
-const base: { text: string; label: ScopeClass }[] = [
-  ...files.flatMap(messagesOf),
-  // The support judge's training questions are all appointment and policy questions: administrative by construction.
-  ...judgeQuestions.map((text) => ({ text, label: 'admin' as const })),
-];
+// data/admin-judge-questions.txt: the support judge's training questions as of commit 58b3a17 (scope v3) (appointment and
+// policy questions, administrative by construction), frozen so that the judge's later data does not change this model.
+const base: { text: string; label: ScopeClass }[] = files.flatMap(messagesOf);
 const { train, validation } = splitByHash(base, 0.2);
 const rows = [...train.map((r) => ({ ...r, split: 'train' })), ...validation.map((r) => ({ ...r, split: 'validation' }))].flatMap((r) =>
   augment(r.text, bookings, rand).map((variant) => ({ text: normalizeQuestion(variant).normalized, label: r.label, split: r.split, base: r.text })),
