@@ -40,7 +40,7 @@ import { createEmbedder, createScopeRouterFor, loadShippedJudge } from '../src/m
 import { createAssistant } from '../src/pipeline/index.js';
 import { deploymentNames, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
 import { createHybridRetriever, type Retriever } from '../src/retrieve/index.js';
-import { createSqliteTraceStore, redact, type TraceStore } from '../src/trace/index.js';
+import { createRedactor, createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 import { generateScaleCorpus, type GeneratedCorpus } from './scale-corpus.js';
 import { measureSqliteAppends } from './trace-appends.js';
 
@@ -185,6 +185,7 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
     append: timed('a0', 'a1', (trace: Parameters<typeof baseStore.append>[0]) => baseStore.append(trace)),
   });
   const config = loadConfig({ env: { ...process.env, CITETRACE_DATA: options.dataDir } });
+  const redactor = createRedactor(deploymentNames(index.manifest.assistant));
   const assistant = createAssistant({
     assistant: index.manifest.assistant,
     retriever,
@@ -198,7 +199,7 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
     settings: { candidates: config.candidates, k: config.k, judgeUnits: config.judgeUnits },
     clock: () => new Date(`${AS_OF}T12:00:00.000Z`),
     newId: randomUUID,
-    redact: (text) => redact(text, deploymentNames(index.manifest.assistant)).text,
+    redact: (text) => redactor(text).text,
   });
   const samples = new Map<Stage, number[]>(STAGES.map((s) => [s, []]));
   // CPU time of this process (all its threads: LanceDB's and onnxruntime's too) per question:

@@ -12,7 +12,7 @@ import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.
 import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
 import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
-import { createPostgresTraceStore, createSqliteTraceStore, redact, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
+import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
 
 /**
  * Composition root: the one place that turns configuration into ready adapters. `bulk` is for
@@ -156,7 +156,7 @@ export async function openRuntime(options: {
   const retriever = createHybridRetriever({ index, embedder });
   const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
   const router = await createScopeRouterFor(index.manifest.assistant, config, models.classifier);
-  const keep = deploymentNames(index.manifest.assistant);
+  const redactor = createRedactor(deploymentNames(index.manifest.assistant));
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,
@@ -171,7 +171,7 @@ export async function openRuntime(options: {
       settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k, judgeUnits: config.judgeUnits },
       clock: options.clock ?? (() => new Date()),
       newId: randomUUID,
-      redact: (text) => redact(text, keep).text,
+      redact: (text) => redactor(text).text,
       telemetry,
     });
   return {

@@ -16,7 +16,7 @@ import { createAssistant, type Assistant } from '../src/pipeline/index.js';
 import { deploymentNames } from '../src/policy/index.js';
 import { createHybridRetriever } from '../src/retrieve/index.js';
 import type { Telemetry } from '../src/telemetry/index.js';
-import { redact, type TraceStore } from '../src/trace/index.js';
+import { createRedactor, type TraceStore } from '../src/trace/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DEMO_CORPUS = path.join(ROOT, 'corpus');
@@ -131,6 +131,7 @@ export function assistantOver(
   embedder: Embedder,
   parts: { readonly generator: Generator; readonly store: TraceStore; readonly telemetry?: Telemetry },
 ): Assistant {
+  const redactor = createRedactor(deploymentNames(runtime.index.manifest.assistant));
   return createAssistant({
     assistant: runtime.index.manifest.assistant,
     retriever: createHybridRetriever({ index: runtime.index, embedder }),
@@ -144,7 +145,7 @@ export function assistantOver(
     settings: { candidates: 8, k: 5, judgeUnits: 12 },
     clock: CLOCK,
     newId: randomUUID,
-    redact: (text) => redact(text, deploymentNames(runtime.index.manifest.assistant)).text,
+    redact: (text) => redactor(text).text,
     ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
   });
 }

@@ -70,8 +70,11 @@ def batches(rows, size, shuffle, rng, length=lambda r: len(r["text"])):
         yield chunk, [rows[j] for j in chunk]
 
 
-def train(model, rows, encode, targets, *, epochs, lr, batch, rng, class_weights=None, length=lambda r: len(r["text"])):
-    """AdamW with linear warm-up and decay, gradient clipping; returns the seconds spent."""
+def train(model, rows, encode, targets, *, epochs, lr, batch, rng, class_weights=None, length=lambda r: len(r["text"]),
+          epoch_batches=None, extra_loss=None):
+    """AdamW with linear warm-up and decay, gradient clipping; returns the seconds spent. Each epoch
+    reads `epoch_batches(rng)` (default: length-bucketed batches in random order); `extra_loss(logits,
+    batch)` is added to the class-weighted cross-entropy."""
     loss_fn = torch.nn.CrossEntropyLoss(weight=class_weights)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
     steps = epochs * math.ceil(len(rows) / batch)
@@ -82,8 +85,11 @@ def train(model, rows, encode, targets, *, epochs, lr, batch, rng, class_weights
     for epoch in range(epochs):
         model.train()
         total = 0.0
-        for _, b in batches(rows, batch, True, rng, length):
-            loss = loss_fn(model(**encode(b)).logits, torch.tensor(targets(b)))
+        for b in epoch_batches(rng) if epoch_batches else (b for _, b in batches(rows, batch, True, rng, length)):
+            logits = model(**encode(b)).logits
+            loss = loss_fn(logits, torch.tensor(targets(b)))
+            if extra_loss is not None:
+                loss = loss + extra_loss(logits, b)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step(); sched.step(); opt.zero_grad()

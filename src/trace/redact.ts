@@ -55,16 +55,18 @@ const MARK = /\uE000([0-9a-z]+)\uE001/gu;
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 
 /**
- * Hide the deployment's own names (its organization, sites, services: `assistant.yaml`) behind
+ * Hides the deployment's own names (its organization, sites, services: `assistant.yaml`) behind
  * marks, so that "Fennwick Pavilion" is never taken for a person: redaction must not remove the
- * site a question is about.
+ * site a question is about. Compiled once per deployment.
  */
-function hideKept(text: string, keep: readonly string[]): { text: string; kept: string[] } {
-  const kept: string[] = [];
+function keptNames(keep: readonly string[]): (text: string) => { text: string; kept: string[] } {
   const phrases = [...new Set(keep.map((k) => k.trim()).filter((k) => k.length > 1))].sort((a, b) => b.length - a.length);
-  if (phrases.length === 0) return { text, kept };
+  if (phrases.length === 0) return (text) => ({ text, kept: [] });
   const any = new RegExp(`(?<![\\p{L}\\p{N}])(?:${phrases.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
-  return { text: text.replace(any, (m) => mark(kept.push(m) - 1)), kept };
+  return (text) => {
+    const kept: string[] = [];
+    return { text: text.replace(any, (m) => mark(kept.push(m) - 1)), kept };
+  };
 }
 
 export interface Redaction {
@@ -73,7 +75,6 @@ export interface Redaction {
   readonly counts: Readonly<Partial<Record<IdentifierType, number>>>;
 }
 
-/** `keep`: names of the deployment (organization, entity aliases) that are never redacted as a person. */
 /**
  * A date that is not a birth date keeps its year ("after [DATE] 2027"): the year alone identifies
  * no one (HIPAA Safe Harbor keeps years), and the question's period is read from what is stored.
@@ -83,9 +84,20 @@ const placeholder = (type: IdentifierType, match: string): string => {
   return year === undefined ? `[${type}]` : `[${type}] ${year}`;
 };
 
+/** A redactor for one deployment; `keep`: its names (organization, entity aliases), never redacted as a person. */
+export function createRedactor(keep: readonly string[]): (text: string) => Redaction {
+  const hide = keptNames(keep);
+  return (text) => redactWith(text, hide);
+}
+
+/** Redaction with no deployment names to keep, or with `keep` compiled for this one call. */
 export function redact(text: string, keep: readonly string[] = []): Redaction {
+  return createRedactor(keep)(text);
+}
+
+function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction {
   const counts: Partial<Record<IdentifierType, number>> = {};
-  const hidden = hideKept(text, keep);
+  const hidden = hide(text);
   let out = hidden.text;
   for (const [type, pattern] of PATTERNS) {
     out = out.replace(pattern, (match) => {

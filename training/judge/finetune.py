@@ -18,57 +18,42 @@ from minilm import batches, export, int8_session, load_classifier, sha256, train
 LABELS = ["other", "answers"]
 
 
-def train_by_question(model, rows, encode, *, epochs, lr, batch, rng, class_weights, listwise):
-    """Batches of whole questions (every unit read for a question in one batch). The loss is the
-    pointwise one plus, per question with an answering unit and another, a softmax over its units'
-    "answers" margins that puts the answering units first: the judge must rank the unit that states
-    the asked detail above its neighbours on the same topic, not only score each alone."""
-    import math, time
+def question_batches(rows, batch):
+    """Batches of whole questions (every unit read for a question in one batch), questions in random order."""
     groups = {}
     for r in rows:
         groups.setdefault((r["system"], r["question"]), []).append(r)
     keys = sorted(groups)
-    pointwise = torch.nn.CrossEntropyLoss(weight=class_weights)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
-    steps = epochs * math.ceil(len(rows) / batch)
-    warmup = int(0.06 * steps)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, warmup)) * max(0.0, (steps - s) / max(1, steps - warmup)))
-    start, step = time.time(), 0
-    for epoch in range(epochs):
-        model.train()
+
+    def epoch(rng):
         rng.shuffle(keys)
-        packed, current = [], []
+        current = []
         for k in keys:
-            current.append(groups[k])
-            if sum(len(g) for g in current) >= batch:
-                packed.append(current)
+            current.extend(groups[k])
+            if len(current) >= batch:
+                yield current
                 current = []
         if current:
-            packed.append(current)
-        total = 0.0
-        for gs in packed:
-            b = [r for g in gs for r in g]
-            logits = model(**encode(b)).logits
-            labels = torch.tensor([r["label"] for r in b])
-            loss = pointwise(logits, labels)
-            margin = logits[:, 1] - logits[:, 0]
-            ranked, at = [], 0
-            for g in gs:
-                m, lab = margin[at:at + len(g)], labels[at:at + len(g)]
-                at += len(g)
-                if 0 < int(lab.sum()) < len(g):
+            yield current
+    return epoch
+
+
+def listwise_loss(weight):
+    """Per question with an answering unit and another, a softmax over its units' "answers" margins
+    that puts the answering units first: the judge must rank the unit that states the asked detail
+    above its neighbours on the same topic, not only score each alone."""
+    def loss(logits, b):
+        margin = logits[:, 1] - logits[:, 0]
+        labels = torch.tensor([r["label"] for r in b])
+        ranked, start = [], 0
+        for end in range(1, len(b) + 1):
+            if end == len(b) or (b[end]["system"], b[end]["question"]) != (b[start]["system"], b[start]["question"]):
+                m, lab = margin[start:end], labels[start:end]
+                if 0 < int(lab.sum()) < len(lab):
                     ranked.append(torch.logsumexp(m, 0) - torch.logsumexp(m[lab == 1], 0))
-            if ranked:
-                loss = loss + listwise * torch.stack(ranked).mean()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step(); sched.step(); opt.zero_grad()
-            total += loss.item() * len(b)
-            step += 1
-            if step % 50 == 0:
-                print(f"epoch {epoch} step {step}/{steps} loss {loss.item():.4f} ({time.time() - start:.0f} s)", flush=True)
-        print(f"epoch {epoch}: train loss {total / len(rows):.4f}", flush=True)
-    return round(time.time() - start)
+                start = end
+        return weight * torch.stack(ranked).mean() if ranked else torch.zeros(())
+    return loss
 
 
 def main():
@@ -108,12 +93,9 @@ def main():
     if not args.reuse_export:
         counts = Counter(r["label"] for r in split["train"])
         weights = torch.tensor([len(split["train"]) / (2 * counts[c]) for c in [0, 1]], dtype=torch.float)
-        if args.listwise > 0:
-            seconds = train_by_question(model, split["train"], encode, epochs=args.epochs, lr=args.lr, batch=args.batch, rng=rng,
-                                        class_weights=weights, listwise=args.listwise)
-        else:
-            seconds = train(model, split["train"], encode, lambda b: [r["label"] for r in b], epochs=args.epochs, lr=args.lr,
-                            batch=args.batch, rng=rng, class_weights=weights, length=length)
+        grouped = {"epoch_batches": question_batches(split["train"], args.batch), "extra_loss": listwise_loss(args.listwise)} if args.listwise > 0 else {}
+        seconds = train(model, split["train"], encode, lambda b: [r["label"] for r in b], epochs=args.epochs, lr=args.lr,
+                        batch=args.batch, rng=rng, class_weights=weights, length=length, **grouped)
         export(model, encode(split["validation"][:2]), out)
 
     sess = int8_session(out)
