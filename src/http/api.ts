@@ -183,10 +183,25 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
     preHandler: operator,
   }, () => ({ sources: describeSources(ctx.runtime().index, ctx.today()) }));
 
-  api.get('/healthz', { schema: { response: { 200: z.object({ status: z.literal('ok'), index_snapshot: z.string() }) } } }, () => ({
-    status: 'ok' as const,
-    index_snapshot: ctx.runtime().index.snapshotId,
-  }));
+  api.get(
+    '/healthz',
+    {
+      schema: {
+        response: {
+          200: z.object({
+            status: z.literal('ok'),
+            index_snapshot: z.string(),
+            generator: z.object({ kind: z.enum(['extractive', 'openai', 'llama.cpp']), id: z.string(), note: z.string().nullable() }),
+          }),
+        },
+      },
+    },
+    () => ({
+      status: 'ok' as const,
+      index_snapshot: ctx.runtime().index.snapshotId,
+      generator: ctx.runtime().generation,
+    }),
+  );
 
   api.get('/metrics', { preHandler: operator, schema: { summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {
     await reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());

@@ -34,12 +34,14 @@ export async function createService(options: {
   readonly rateLimitPerMinute?: number;
   /** Overrides the configured maxInflight / maxQueue. */
   readonly admission?: AdmissionLimits;
+  /** Progress of provisioning a model on first use (the pinned language model). */
+  readonly onProgress?: (message: string) => void;
 }): Promise<Service> {
   const clock = options.clock ?? (() => new Date());
   // One telemetry for the service's life, shared by the runtimes it swaps in, flushed on close.
   const telemetry = await createTelemetry(options.config);
   // Loaded once: a new index commit swaps the runtime, not the models.
-  const models = await loadSharedModels(options.config);
+  const models = await loadSharedModels(options.config, options.onProgress);
   const open = (): Promise<Runtime> => openRuntime({ config: options.config, embedder: options.embedder, models, clock, telemetry });
   let current = await open();
   let inFlight = 0;
@@ -106,6 +108,7 @@ export async function createService(options: {
       await app.close();
       await reloading;
       await Promise.all([current, ...retired].map((r) => r.close()));
+      await models.close();
       await telemetry.shutdown();
     },
   };

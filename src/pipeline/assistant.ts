@@ -40,6 +40,8 @@ export interface AssistantDeps {
   /** Whether a unit of text answers the question: the support decision. */
   readonly judge: SupportJudge;
   readonly generator: Generator;
+  /** Answers when a model-backed generator's drafts fail validation or the model errs (the extractive generator). */
+  readonly fallback?: Generator;
   readonly store: TraceStore;
   readonly embedderId: string;
   readonly indexSnapshot: string;
@@ -250,11 +252,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
 
+        // The generator gets only the offered passages holding a unit the judge found answering: it phrases, the judge decides.
+        const answering = offered.filter((p) => support.addressing.has(p.label));
         const generated = await generateValidated(
           deps.generator,
-          { question: question.original, analysis, passages: offered, support, ...(request.signal ? { signal: request.signal } : {}) },
-          offered,
+          { question: question.original, analysis, passages: answering, support, ...(request.signal ? { signal: request.signal } : {}) },
+          answering,
           root,
+          { judge: deps.judge, ...(deps.fallback === undefined ? {} : { fallback: deps.fallback }) },
         );
         if (!generated.ok) return abstain(generated.reason, generated.detail, generated.rejected, generated.generation);
         return {
