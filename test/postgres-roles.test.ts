@@ -101,6 +101,64 @@ describe('PostgreSQL owner and service roles', () => {
     }
   });
 
+  describe('grant drift: verify names any right beyond the two roles', () => {
+    const auditor = `aud_${id}`;
+    const as = (text: string): string => text.replaceAll('{app}', app).replaceAll('{owner}', owner).replaceAll('{auditor}', auditor).replaceAll('{schema}', schema);
+    beforeAll(async () => {
+      await admin!.query(`CREATE ROLE ${auditor} LOGIN PASSWORD 'pw-${auditor}'`);
+      await admin!.query(`GRANT USAGE ON SCHEMA ${schema} TO ${auditor}; GRANT SELECT ON ${schema}.traces, ${schema}.purges TO ${auditor}`);
+    });
+    afterAll(async () => {
+      await admin?.query(`DROP OWNED BY ${auditor}; DROP ROLE ${auditor}`);
+    });
+
+    it('raises nothing for the owner, a service role and a read-only auditor role', async () => {
+      expect(await store.selfCheck()).toEqual([]);
+    });
+
+    const drift: [string, string, string, string][] = [
+      ['UPDATE granted to the service role', 'GRANT UPDATE ON {schema}.traces TO {app}', 'REVOKE UPDATE ON {schema}.traces FROM {app}', String.raw`^roles: {app} may UPDATE on traces \(grant drift: a service role may only INSERT and SELECT traces`],
+      ['UPDATE of one column', 'GRANT UPDATE (body) ON {schema}.traces TO {app}', 'REVOKE UPDATE (body) ON {schema}.traces FROM {app}', String.raw`^roles: {app} may UPDATE on traces`],
+      ['DELETE and TRUNCATE of purge records', 'GRANT DELETE, TRUNCATE ON {schema}.purges TO {app}', 'REVOKE DELETE, TRUNCATE ON {schema}.purges FROM {app}', String.raw`^roles: {app} may DELETE, TRUNCATE on purges`],
+      ['INSERT of purge records', 'GRANT INSERT ON {schema}.purges TO {app}', 'REVOKE INSERT ON {schema}.purges FROM {app}', String.raw`^roles: {app} may INSERT on purges`],
+      ['a trigger right', 'GRANT TRIGGER ON {schema}.traces TO {app}', 'REVOKE TRIGGER ON {schema}.traces FROM {app}', String.raw`^roles: {app} may TRIGGER on traces`],
+      ['the purge counter', 'GRANT USAGE, UPDATE ON SEQUENCE {schema}.purges_id_seq TO {app}', 'REVOKE USAGE, UPDATE ON SEQUENCE {schema}.purges_id_seq FROM {app}', String.raw`^roles: {app} may UPDATE, USAGE on purges_id_seq`],
+      ['CREATE in the schema', 'GRANT CREATE ON SCHEMA {schema} TO {app}', 'REVOKE CREATE ON SCHEMA {schema} FROM {app}', String.raw`^roles: {app} may CREATE on schema {schema}`],
+      ['membership in the owner role', 'GRANT {owner} TO {app}', 'REVOKE {owner} FROM {app}', String.raw`^roles: {app} is a member of the owner role {owner}`],
+      ['a predefined role that writes everything', 'GRANT pg_write_all_data TO {app}', 'REVOKE pg_write_all_data FROM {app}', String.raw`^roles: {app} may DELETE, INSERT, UPDATE on purges; .*DELETE, UPDATE on traces`],
+      ['a right granted to PUBLIC', 'GRANT SELECT, UPDATE ON {schema}.traces TO PUBLIC', 'REVOKE SELECT, UPDATE ON {schema}.traces FROM PUBLIC', String.raw`^roles: PUBLIC \(every role\) may (SELECT, UPDATE|UPDATE, SELECT) on traces$`],
+      ['the purge function granted to a read-only role', 'GRANT EXECUTE ON FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) TO {auditor}', 'REVOKE EXECUTE ON FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) FROM {auditor}', String.raw`^roles: {auditor} may EXECUTE on function traces_purge \(grant drift: a role other than the service may only read\)`],
+      ['the traces table given to the service role', 'ALTER TABLE {schema}.traces OWNER TO {app}', 'ALTER TABLE {schema}.traces OWNER TO {owner}; GRANT SELECT, INSERT ON {schema}.traces TO {app}', String.raw`roles: table purges is owned by {owner}, traces by {app}`],
+      ['the schema given to the service role', 'ALTER SCHEMA {schema} OWNER TO {app}', 'ALTER SCHEMA {schema} OWNER TO {owner}; GRANT USAGE ON SCHEMA {schema} TO {app}, {auditor}', String.raw`^roles: schema {schema} is owned by {app}, not by the store's owner {owner}`],
+      ['the purge function made to run with the caller\'s rights', 'ALTER FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) SECURITY INVOKER', 'ALTER FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) SECURITY DEFINER', String.raw`^schema: function traces_purge differs`],
+      ['a function added by the owner', 'CREATE FUNCTION {schema}.helper() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$', 'DROP FUNCTION {schema}.helper()', String.raw`^schema: unexpected function helper$`],
+    ];
+    // An owner change folds the new owner's grants into ownership: each revert grants them again.
+    it.each(drift)('%s', async (_name, grant, revoke, finding) => {
+      await admin!.query(as(grant));
+      try {
+        const findings = await store.selfCheck();
+        expect(findings.some((f) => new RegExp(as(finding), 'u').test(f)), findings.join('\n')).toBe(true);
+      } finally {
+        await admin!.query(as(revoke));
+      }
+      expect(await store.selfCheck()).toEqual([]);
+    });
+
+    it('names a store whose only writer is its owner: the service connects as the owner', async () => {
+      await admin!.query(as('REVOKE INSERT ON {schema}.traces FROM {app}'));
+      try {
+        // The service role, no longer appending, is a reader that may still purge: both are named.
+        expect(await store.selfCheck()).toEqual([
+          `roles: ${app} may EXECUTE on function traces_purge (grant drift: a role other than the service may only read)`,
+          expect.stringMatching(new RegExp(`^roles: no role but the owner ${owner} \\(or a superuser\\) may append traces`, 'u')),
+        ]);
+      } finally {
+        await admin!.query(as('GRANT INSERT ON {schema}.traces TO {app}'));
+      }
+    });
+  });
+
   it('refuses the owner too any UPDATE that is not the latest purge\'s exact tombstone', async () => {
     const ownerClient = new pg.Client({ connectionString: urlAs(owner), options: `-c search_path=${schema}` });
     await ownerClient.connect();

@@ -18,3 +18,11 @@ export function testPostgresUrl(): string {
   if ('error' in postgres) throw new Error(`no PostgreSQL for this suite: ${postgres.error}`);
   return postgres.url;
 }
+
+/** This run's PostgreSQL as another role (tests create roles with the password `pw-<role>`). */
+export function testPostgresUrlAs(role: string): string {
+  const url = new URL(testPostgresUrl());
+  url.username = role;
+  url.password = `pw-${role}`;
+  return url.toString();
+}

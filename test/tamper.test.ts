@@ -157,6 +157,12 @@ describe('verify detects what the database cannot refuse', () => {
     ],
     ['a purge record deleted with its triggers', (f) => { behindTriggers(f, ['DELETE FROM purges']); }, /no purge was recorded then/u],
     ['a purge record that claims more traces', (f) => { behindTriggers(f, ['UPDATE purges SET traces = 2']); }, /purge #1 .* recorded 2 trace\(s\), but 1 stored record\(s\) carry its tombstone/u],
+    [
+      'a purge record added so that one chosen trace disappears through the purge path the triggers admit',
+      (f) => { sql(f, (db) => db.exec(`INSERT INTO purges (purged_at, before, traces) VALUES ('2026-12-02T14:00:00.000Z', '2099-01-01T00:00:00.000Z', 1);
+          UPDATE traces SET body = json_object('as_of', as_of, 'created_at', created_at, 'outcome', outcome, 'purged', json('true'), 'purged_at', '2026-12-02T14:00:00.000Z', 'reason', reason, 'role', role, 'trace_id', trace_id) WHERE seq = 3`)); },
+      /purge #2 at 2026-12-02T14:00:00.000Z passed over trace #2, created 2026-12-02T01:00:00.000Z before its cutoff .* forged purge/u,
+    ],
     ['a trace deleted from the middle of the chain', (f) => { behindTriggers(f, ['DELETE FROM traces WHERE seq = 2']); }, /trace #3 follows #1 \(traces were removed\)/u],
   ];
 

@@ -5,9 +5,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Trace } from '../src/domain/index.js';
 import { sampleTrace } from '../scripts/sample-trace.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, type TraceStore } from '../src/trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, grantServiceRole, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
-import { testPostgresUrl } from './postgres.js';
+import { testPostgresUrl, testPostgresUrlAs } from './postgres.js';
 
 
 /** One backend under the contract: how to open a store on a fresh database, and how to reach it around the store. */
@@ -52,15 +52,21 @@ const postgres: Backend = {
   async open() {
     const url = testPostgresUrl();
     const schema = `t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const service = `svc_${schema}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     cleanups.push(async () => {
       await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.query(`DROP OWNED BY ${service}; DROP ROLE ${service}`);
       await admin.end();
     });
+    // As deployed: the owner (here the server's superuser) migrates and grants; the store runs as the service role.
+    await (await createPostgresTraceStore({ url, schema })).close();
+    await admin.query(`CREATE ROLE ${service} LOGIN PASSWORD 'pw-${service}'`);
+    await grantServiceRole({ url, schema, role: service });
     return {
-      store: () => createPostgresTraceStore({ url, schema }),
+      store: () => createPostgresTraceStore({ url: testPostgresUrlAs(service), schema }),
       sql: async (statement) => admin.query(statement.replaceAll('traces', `${schema}.traces`)),
     };
   },
@@ -215,7 +221,8 @@ describe('a store written before migration 3 (the hardened triggers)', () => {
     await admin.query('UPDATE traces SET body = $1 WHERE seq = 1', [tombstoneOf(columnsOf(old), purgedAt)]);
     await admin.query('INSERT INTO purges (purged_at, before, traces) VALUES ($1, $2, 1)', [purgedAt, '2026-01-02T00:00:00.000Z']);
     const store = await createPostgresTraceStore({ url, schema });
-    expect(await store.selfCheck()).toEqual([]);
+    // One role for everything, as before issue 17: the schema is as new, and the missing service role is named.
+    expect(await store.selfCheck()).toEqual([expect.stringMatching(/^roles: no role but the owner postgres \(or a superuser\) may append traces/u)]);
     expect(await store.purges()).toEqual([{ id: 1, purgedAt, before: '2026-01-02T00:00:00.000Z', traces: 1 }]);
     expect((await store.append(sampleTrace())).prevHash).toBe(row.hash);
     expect(await store.purge({ before: '2099-01-01T00:00:00.000Z', now: new Date('2026-12-02T00:00:00.000Z') })).toEqual({ purged: 1 });

@@ -48,6 +48,7 @@ export async function checkpointEvidence(options: {
   let purges: readonly PurgeRecord[] | null = null;
   const findings: string[] = [];
   const anchors: Anchor[] = [];
+  const valid: Checkpoint[] = [];
   for (const entry of lines) {
     if ('problem' in entry) {
       findings.push(`checkpoint line ${entry.line}: ${entry.problem}`);
@@ -60,6 +61,7 @@ export async function checkpointEvidence(options: {
       continue;
     }
     anchors.push({ label, seq: c.seq, hash: c.head });
+    valid.push(c);
     purges ??= await options.store.purges().catch((error: unknown) => {
       findings.push(`purges: ${error instanceof Error ? error.message : String(error)}`);
       return [];
@@ -71,7 +73,25 @@ export async function checkpointEvidence(options: {
       if ((await commitDigest(options.dataDir, seq).catch(() => null)) !== c.index) findings.push(`${label}: index commit ${seq} differs from the one signed, or is gone`);
     }
   }
-  return { anchors, findings };
+  return { anchors, findings: [...findings, ...unsignedPurges(valid, purges ?? [])] };
+}
+
+/**
+ * Purges recorded after checkpoints began must each have the checkpoint the purge path signs
+ * right after it (`purge`: its id); those before the first checkpoint are covered by its
+ * signature. A purge record without one was made behind citetrace's back (SQL, or the purge
+ * function called directly with a stolen service password): a forged purge.
+ */
+function unsignedPurges(valid: readonly Checkpoint[], purges: readonly PurgeRecord[]): string[] {
+  const first = valid[0];
+  if (first === undefined) return [];
+  const attested = new Map(valid.flatMap((c) => (c.purge === undefined ? [] : [[c.purge, c] as const])));
+  return purges.flatMap((p, i) => {
+    if (i < first.purges) return [];
+    const c = attested.get(p.id);
+    if (c === undefined) return [`purge #${p.id} at ${p.purgedAt}: no checkpoint was signed when it was made (made without the checkpoint key, or forged)`];
+    return c.purges > i ? [] : [`purge #${p.id} at ${p.purgedAt}: the checkpoint signed for it does not cover it`];
+  });
 }
 
 const HEAD = /^(\d+) (sha256:[0-9a-f]{64})$/u;

@@ -1,6 +1,7 @@
 import { selectInForce, TraceSchema, type IsoDate, type RevisionId, type RevisionMeta, type Role, type SourceId, type Trace } from '../domain/index.js';
 import { readCommit, snapshotIdOf, type PolicyIndex } from '../index-store/index.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type PurgeRecord, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { createPurgeLedger } from './verify-purges.js';
 
 export interface TraceVerdict {
   readonly traceId: string;
@@ -139,33 +140,6 @@ function parseJson(body: string): unknown {
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * Purges are cross-checked against the purge records: a tombstone must name the time of a
- * recorded purge and predate its cutoff, and each purge must account for exactly the tombstones
- * that name it. A tombstone written behind the triggers, or a purge record edited to cover more,
- * is a finding.
- */
-function createPurgeLedger(records: readonly PurgeRecord[]): {
-  readonly check: (row: StoredTrace, purgedAt: unknown) => string[];
-  readonly unaccounted: () => string[];
-} {
-  const byTime = new Map(records.map((r) => [r.purgedAt, r]));
-  const seen = new Map<number, number>();
-  return {
-    check(row, purgedAt) {
-      const record = typeof purgedAt === 'string' ? byTime.get(purgedAt) : undefined;
-      if (record === undefined) return [`purge: the record says it was purged at ${String(purgedAt)}, but no purge was recorded then (forged purge)`];
-      seen.set(record.id, (seen.get(record.id) ?? 0) + 1);
-      const createdAt = row.columns.created_at ?? '';
-      return createdAt < record.before ? [] : [`purge: created ${createdAt}, not before the cutoff ${record.before} of the purge at ${record.purgedAt} (forged purge)`];
-    },
-    unaccounted: () =>
-      records
-        .filter((r) => (seen.get(r.id) ?? 0) !== r.traces)
-        .map((r) => `purge #${r.id} at ${r.purgedAt} recorded ${r.traces} trace(s), but ${seen.get(r.id) ?? 0} stored record(s) carry its tombstone`),
-  };
-}
-
-/**
  * Kept heads against the chain as it is walked: each must be reached, with the same hash. Trace
  * #seq hashing the same proves nothing at or before it changed (RFC 9162's consistency, by
  * recomputation); a head beyond the end means traces were cut off.
@@ -240,15 +214,18 @@ export async function verifyTraces(options: {
       purged += 1;
       const purgedAt = (json as { purged_at?: unknown } | undefined)?.purged_at;
       if (tombstoneOf(row.columns, typeof purgedAt === 'string' ? purgedAt : '') !== row.body) problems.push('record: purged record differs from its columns');
-      problems.push(...ledger.check(row, purgedAt));
-    } else if (json === undefined) problems.push('record: body is not valid JSON');
-    else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-    else {
-      if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
-      for (const column of INDEXED_COLUMNS) {
-        if (columnsOf(parsed.data)[column] !== row.columns[column]) problems.push(`record: column ${column} differs from the hashed record`);
+      problems.push(...ledger.tombstone(row, purgedAt));
+    } else {
+      ledger.live(row);
+      if (json === undefined) problems.push('record: body is not valid JSON');
+      else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      else {
+        if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
+        for (const column of INDEXED_COLUMNS) {
+          if (columnsOf(parsed.data)[column] !== row.columns[column]) problems.push(`record: column ${column} differs from the hashed record`);
+        }
+        problems.push(...(await contentProblems(parsed.data, ctx)));
       }
-      problems.push(...(await contentProblems(parsed.data, ctx)));
     }
     checked += 1;
     options.onProgress?.(checked);
@@ -280,7 +257,7 @@ export async function verifyTraces(options: {
         after = row.seq;
       }
     }
-    store.push(...ledger.unaccounted(), ...anchors.unreached(expectedSeq - 1));
+    store.push(...ledger.findings(), ...anchors.unreached(expectedSeq - 1));
   }
   return { checked, purged, failed, firstBrokenLink, store };
 }

@@ -23,6 +23,12 @@ export const CheckpointSchema = z.object({
   /** `SEQ:sha256:...` of the index commit in use (its commit log file), or null without an index. */
   index: z.string().nullable(),
   at: z.iso.datetime(),
+  /**
+   * Set only by the purge path: this checkpoint was signed right after purge record `purge` was
+   * made, so each purge carries a signature made when it happened. A purge recorded after
+   * checkpoints began without one was not made by citetrace with the key (a forged purge).
+   */
+  purge: z.number().int().positive().optional(),
   /** Which key signed: `ed25519:` + the first 16 hex digits of sha256 over its public key (SPKI DER). */
   key_id: z.string(),
   /** Ed25519 over the canonical JSON of every other field, base64. */
@@ -109,12 +115,27 @@ export interface Checkpointing {
   readonly clock: () => Date;
 }
 
-/** Sign the store's current head, append the checkpoint to the file and return it. */
-export async function writeCheckpoint(store: TraceStore, options: Checkpointing): Promise<Checkpoint> {
+/**
+ * Sign the store's current head, append the checkpoint to the file and return it. `purge`: the
+ * purge path's own checkpoint, attesting the purge record it just made (`request` of that purge).
+ */
+export async function writeCheckpoint(store: TraceStore, options: Checkpointing, purge?: { readonly before: string; readonly now: Date }): Promise<Checkpoint> {
   try {
     const [head, purges, index] = await Promise.all([store.head(), store.purges(), options.indexDigest()]);
+    // The record this purge made: newest first, in case another purge committed since.
+    const made = purge === undefined ? undefined : purges.findLast((p) => Date.parse(p.purgedAt) === purge.now.getTime() && Date.parse(p.before) === Date.parse(purge.before));
+    if (purge !== undefined && made === undefined) throw new Error('the purge just made is not among the purge records');
     const checkpoint = signCheckpoint(
-      { format: 1, seq: head?.seq ?? 0, head: head?.hash ?? GENESIS_HASH, purges: purges.length, purges_digest: purgesDigest(purges), index, at: options.clock().toISOString() },
+      {
+        format: 1,
+        seq: head?.seq ?? 0,
+        head: head?.hash ?? GENESIS_HASH,
+        purges: purges.length,
+        purges_digest: purgesDigest(purges),
+        index,
+        at: options.clock().toISOString(),
+        ...(made === undefined ? {} : { purge: made.id }),
+      },
       options.privateKey,
     );
     await appendDurably(options.file, JSON.stringify(checkpoint));
@@ -125,8 +146,8 @@ export async function writeCheckpoint(store: TraceStore, options: Checkpointing)
 }
 
 /**
- * The store, writing a signed checkpoint after every `every`-th trace and, when anything was
- * appended or purged through it, on close (shutdown).
+ * The store, writing a signed checkpoint after every `every`-th trace, right after every purge
+ * (naming the purge record), and on close (shutdown) when traces were appended since.
  */
 export function withCheckpoints(store: TraceStore, options: Checkpointing): TraceStore {
   let changed = false;
@@ -140,7 +161,9 @@ export function withCheckpoints(store: TraceStore, options: Checkpointing): Trac
     },
     async purge(request) {
       const result = await store.purge(request);
-      changed = true;
+      // Signed at once, naming the purge record: verify --public-key asks every purge for this.
+      await writeCheckpoint(store, options, request);
+      changed = false;
       return result;
     },
     async close() {

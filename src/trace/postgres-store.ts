@@ -1,5 +1,6 @@
 import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
+import { roleFindings } from './postgres-roles.js';
 import { connectionConfig, migratePostgres, schemaFindings, type Connection } from './postgres-schema.js';
 import { columnsOf, storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
@@ -95,8 +96,9 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       const rows = (await pool.query<{ id: string; purged_at: string; before: string; traces: number }>(`SELECT id, ${iso('purged_at')} AS purged_at, ${iso('before')} AS before, traces FROM purges ORDER BY id`)).rows;
       return rows.map((r) => ({ id: Number(r.id), purgedAt: r.purged_at, before: r.before, traces: r.traces }));
     },
-    selfCheck() {
-      return schemaFindings(pool);
+    async selfCheck() {
+      // The schema as the migrations create it, then who may do what to it (grant drift).
+      return [...(await schemaFindings(pool)), ...(await roleFindings(pool))];
     },
     async counts(): Promise<readonly OutcomeCount[]> {
       const rows = (await pool.query<{ outcome: string; reason: string | null; count: string }>('SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason')).rows;

@@ -128,7 +128,8 @@ export interface TraceStore {
   /**
    * What is wrong with the store itself, one line each; empty when intact. Compares the stored
    * schema (tables, indexes, triggers, functions) with what the migrations create and runs the
-   * database's own integrity check. Changes nothing.
+   * database's own integrity check; on PostgreSQL, also who may do what to the store (grant
+   * drift against the owner and service roles). Changes nothing.
    */
   selfCheck(): Promise<readonly string[]>;
   /** How many traces per outcome and reason. */
