@@ -60,6 +60,20 @@ describe('the pipeline, outcome by outcome', () => {
     }
   });
 
+  it('a question about a named person is answered only by a unit naming a person: a generic rule is set aside, and why is recorded', async () => {
+    const trace = await ask('Is Dr. Okonkwo at Harbor Clinic taking new patients?');
+    expect(trace.query).toContain('[NAME]');
+    expect([trace.outcome, trace.reason]).toEqual(['abstain', 'NO_SUPPORT']);
+    const decision = trace.support_decision;
+    if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');
+    expect(decision.units.length).toBeGreaterThan(0);
+    expect(decision.units.every((u) => u.excluded !== undefined && u.score === null)).toBe(true);
+    expect(decision.units.filter((u) => u.excluded === 'names no person, and the question asks about a named one').length).toBeGreaterThan(0);
+    // The same question without the name reads the units as usual.
+    const unnamed = (await ask('Is Harbor Clinic taking new patients?')).support_decision;
+    expect(unnamed !== null && unnamed !== undefined && 'units' in unnamed && unnamed.units.some((u) => u.excluded === undefined && u.score !== null)).toBe(true);
+  });
+
   it('routes emergencies and clinical questions out before retrieval', async () => {
     const emergency = await ask("My father has chest pain and can't breathe");
     expect([emergency.outcome, emergency.reason]).toEqual(['out_of_scope', 'EMERGENCY']);

@@ -110,11 +110,18 @@ export async function judgeSupport(options: {
   readonly mentioned: EntityMentions;
   /** Why a whole passage cannot answer (its revision is not in force for the period asked), or null; default: none. */
   readonly passageExclusion?: (passage: LabeledPassage) => string | null;
+  /** Why a unit cannot answer, from its text (it names no person and the question asks about one), or null; default: none. */
+  readonly unitExclusion?: (text: string) => string | null;
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
   const candidates = options.passages.flatMap((p, rank) => {
     const whole = options.passageExclusion?.(p) ?? null;
-    return drawnUnits(p, assistant).map((d) => ({ ...d, label: p.label, rank, excluded: whole ?? exclusion(d.named, options.mentioned, assistant) }));
+    return drawnUnits(p, assistant).map((d) => ({
+      ...d,
+      label: p.label,
+      rank,
+      excluded: whole ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit.text) ?? null,
+    }));
   });
   const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));
   const chosen = preselect(question, eligible.map((i) => candidates[i] as (typeof candidates)[number]), options.maxUnits);

@@ -185,7 +185,8 @@ export function loadConfig(input: ConfigInput): Config {
             sha256: env.CITETRACE_LLM_GGUF_SHA256 === '' ? undefined : env.CITETRACE_LLM_GGUF_SHA256,
             threads: intFrom(env.CITETRACE_LLM_THREADS, 1),
             contextSize: intFrom(env.CITETRACE_LLM_CONTEXT, 2048),
-            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
+            // Room for the longest reply the grammar allows (three sentences of 300 characters), so a reply is never cut mid-JSON.
+            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 512),
             timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
           },
     pypiFiles: env.CITETRACE_PYPI_FILES ?? DEFAULT_PYPI_FILES,

@@ -57,6 +57,9 @@ export interface AssistantDeps {
 
 /** Typed placeholders left by redaction, e.g. [NAME], in any case. */
 const PLACEHOLDER = /\[([a-z_]+)\]/giu;
+/** What redaction puts in place of a person's name. */
+const PERSON_PLACEHOLDER = '[NAME]';
+const NAMES_NO_PERSON = 'names no person, and the question asks about a named one';
 /** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
 const IDENTIFIER_CLAUSE =
   /(?:\b(?:(?:my|the|his|her|our) )?(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|mrn|medical record(?: number)?|chart(?: number)?|patient (?:id|number)|member(?: id| number)?|insurance(?: id| number)?|policy(?: number)?|subscriber(?: id)?|group(?: number)?|ssn|social security(?: number)?|social|e-?mail(?: address)?|(?:cell |home |mobile )?phone(?: number)?|cell|number|name|address|(?:i )?live at)\b(?:\s*(?:is|:|#|=))?\s*)?\[[a-z_]+\]/giu;
@@ -212,6 +215,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             assistant: deps.assistant,
             mentioned,
             passageExclusion: (p) => periodExclusion(p, periods, asOf, (day) => deps.inForce({ role: request.role, asOf: day })),
+            // A question about a named person (redaction found one) is answered only by a unit that names a person:
+            // a generic rule does not say whether that provider still sees patients, takes new ones, or works on Fridays.
+            ...(stored.includes(PERSON_PLACEHOLDER) ? { unitExclusion: (text: string) => (deps.redact(text).includes(PERSON_PLACEHOLDER) ? null : NAMES_NO_PERSON) } : {}),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,
