@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { redact, type IdentifierType } from '../src/trace/index.js';
-import { startTestService } from './helpers.js';
+import { startTestService, type TestService } from './helpers.js';
 
 interface Planted {
   question: string;
@@ -102,6 +102,84 @@ describe('redaction before persistence', () => {
       if (!entry.isFile()) continue;
       const bytes = await readFile(path.join(entry.parentPath, entry.name));
       for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${entry.name} holds ${s}`).toBe(false);
+    }
+  });
+});
+
+/**
+ * Issue 17: planted identifiers, names in any case among them, never reach the database files (WAL included), what the
+ * process prints, /metrics or the operator API, whatever question they are planted in (property, fixed seed, through the
+ * real service). The names are ones the tagger's lexicon knows and none the demo policies use; surnames that are also
+ * ordinary words ("Hall", "White") are a known miss.
+ */
+describe('planted identifiers never leave the process unredacted (property)', () => {
+  const FIRST = ['jacob', 'emma', 'olivia', 'liam', 'noah', 'sarah', 'maria', 'michael', 'jennifer', 'david', 'linda', 'ethan', 'sophia', 'daniel', 'karen'];
+  const LAST = ['miller', 'garcia', 'johnson', 'smith', 'brown', 'nguyen', 'wilson', 'martinez', 'anderson', 'taylor', 'moore', 'jackson', 'lopez', 'clark', 'lewis', 'walker'];
+  const INTRO = ["hi, i'm {name}", 'this is {name}', 'its {name} here', 'my son {name}', 'my daughter {name}', 'booking for my wife {name}'];
+  const ASK = ['until what time can I get blood drawn at the Harbor lab?', 'how much is the no-show fee?', 'is parking free at Eastside Clinic?', 'can I reschedule in the portal?'];
+  const STREETS = ['Maple', 'Oak', 'Cedar', 'Birch', 'Willow'];
+  const KINDS = ['Street', 'Avenue', 'Road', 'Lane', 'Drive'];
+  const cased = (word: string, how: number): string => (how === 0 ? word : how === 1 ? `${word[0]?.toUpperCase() ?? ''}${word.slice(1)}` : word.toUpperCase());
+  const planted = fc.record({
+    first: fc.constantFrom(...FIRST),
+    last: fc.constantFrom(...LAST),
+    casing: fc.integer({ min: 0, max: 2 }),
+    intro: fc.constantFrom(...INTRO),
+    ask: fc.constantFrom(...ASK),
+    dob: fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1935, max: 2015 })).map(([m, d, y]) => `${String(m).padStart(2, '0')}/${String(d).padStart(2, '0')}/${y}`),
+    mrn: fc.integer({ min: 10_000_000, max: 99_999_999 }).map(String),
+    member: fc.integer({ min: 100_000_000, max: 999_999_999 }).map((n) => `XHP${n}`),
+    street: fc.tuple(fc.integer({ min: 100, max: 9999 }), fc.constantFrom(...STREETS), fc.constantFrom(...KINDS)).map(([n, s, k]) => `${n} ${s} ${k}`),
+    box: fc.integer({ min: 10, max: 99_999 }).map((n) => `PO Box ${n}`),
+    extras: fc.subarray(['dob', 'mrn', 'member', 'street', 'box'] as const, { minLength: 1 }),
+  });
+
+  let t: TestService;
+  const secrets: { readonly text: string; readonly pattern: RegExp }[] = [];
+  const printed: string[] = [];
+  const writes = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+  beforeAll(async () => {
+    t = await startTestService({ listen: false });
+    // What the process prints while it answers, kept to search (and still printed).
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (printed.push(String(chunk)), writes.out(chunk, ...rest)));
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (printed.push(String(chunk)), writes.err(chunk, ...rest)));
+  });
+  afterAll(async () => {
+    process.stdout.write = writes.out;
+    process.stderr.write = writes.err;
+    await t.close();
+  });
+
+  const leaks = (text: string): string[] => secrets.filter((s) => s.pattern.test(text)).map((s) => s.text);
+
+  it('asked through the service, then searched for everywhere they could be written', async () => {
+    const patient = t.keyFor('patient');
+    const operator = t.keyFor('operator');
+    await fc.assert(
+      fc.asyncProperty(planted, async (p) => {
+        const name = `${cased(p.first, p.casing)} ${cased(p.last, p.casing)}`;
+        const details = { dob: `DOB ${p.dob}`, mrn: `MRN ${p.mrn}`, member: `member id ${p.member}`, street: `I live at ${p.street}`, box: `mail it to ${p.box}` };
+        const question = `${p.intro.replace('{name}', name)}, ${p.extras.map((e) => details[e]).join(', ')}. ${p.ask}`;
+        for (const word of [p.first, p.last]) secrets.push({ text: word, pattern: new RegExp(String.raw`\b${word}\b`, 'iu') });
+        const values = { dob: p.dob, mrn: p.mrn, member: p.member, street: p.street, box: p.box.replace('PO ', '') };
+        for (const e of p.extras) secrets.push({ text: values[e], pattern: new RegExp(values[e].replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&'), 'iu') });
+        const res = await t.service.app.inject({ method: 'POST', url: '/v1/ask', headers: { authorization: `Bearer ${patient}` }, payload: { question } });
+        expect(res.statusCode, question).toBe(200);
+        expect(leaks(res.body), question).toEqual([]);
+      }),
+      { seed: 17, numRuns: 30 },
+    );
+    const api = async (url: string): Promise<string> => (await t.service.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${operator}` } })).body;
+    const listed = await api('/v1/traces?limit=100');
+    const ids = (JSON.parse(listed) as { traces: { trace_id: string }[] }).traces.map((x) => x.trace_id);
+    expect(ids.length).toBeGreaterThanOrEqual(30);
+    const outputs = [listed, await api('/metrics'), ...(await Promise.all(ids.map((id) => api(`/v1/traces/${id}`)))), printed.join('')];
+    for (const output of outputs) expect(leaks(output)).toEqual([]);
+    // The database, its WAL and every other file the service wrote, while it is still open (the WAL not yet folded in).
+    for (const entry of await readdir(t.dataDir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const bytes = (await readFile(path.join(entry.parentPath, entry.name))).toString('latin1');
+      expect(leaks(bytes), entry.name).toEqual([]);
     }
   });
 });

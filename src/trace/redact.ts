@@ -42,6 +42,19 @@ const NAME_CUES: readonly RegExp[] = [
   new RegExp(String.raw`(?<=\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Uu]nder|[Ff]or|[Hh]older|[Pp]atient|[Nn]amed|[Cc]alled|[Aa]bout)\s)${FULL_NAME}`, 'gu'),
   /(?<=\b(?:my |his |her |the )?name is )[\p{L}'’-]+(?: [\p{L}'’-]+){0,2}/giu,
 ];
+/** Words that introduce a person, right before a single lower-case word the tagger reads as a name. */
+const PERSON_BEFORE = new RegExp(String.raw`(?:\b(?:my|our|his|her) ${RELATION}(?:'s)?,?|\b(?:i'?m|i am|this is|it'?s|its|named|called|name is|patient)) $`, 'iu');
+/** Nouns the tagger's lexicon also lists as a first name, as they come in lower case ("my buddy's leg"). */
+const LOWER_CASE_NOUNS = new Set(['buddy']);
+/** A word after a determiner or a possessive ("the marina", "minha mãe") or a saint ("st john's wort") is not a person's name. */
+const NOT_A_NAME_BEFORE = /(?:\b(?:the|a|an|my|our|your|his|her|their|minha|meu|mi|st\.?|saint)) $/iu;
+
+/** A single lower-case word the tagger read as a person: a man's or woman's first name, or any name right after a word that introduces a person. */
+function lowerCaseName(p: { readonly text: string; readonly tags: ReadonlySet<string> }, before: string): boolean {
+  if (PERSON_BEFORE.test(before)) return true;
+  return (p.tags.has('MaleName') || p.tags.has('FemaleName')) && !LOWER_CASE_NOUNS.has(p.text.replace(/\W+$/u, '').toLowerCase()) && !NOT_A_NAME_BEFORE.test(before);
+}
+
 /** Capitalized words that are not names: weekdays and months ("mid-March"), titles, scan types. The deployment's own names come with `keep`. */
 const COMMON_CAPITALIZED = new Set([
   'I', 'Health', 'Clinic', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Dr', 'MRI', 'CT',
@@ -113,13 +126,20 @@ function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction
       return '[NAME]';
     });
   }
-  // The tagger's single lower-case or sentence-initial words ("bill", "Grace period") are too often ordinary words.
-  const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string }[])
-    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.trim() }))
+  // The tagger's single lower-case or sentence-initial words ("bill", "Grace period") are too often ordinary words, unless
+  // its lexicon knows the word only as a man's or woman's first name ("its jake", "emma"), or a word that introduces a
+  // person stands before it ("my son nick", "this is sue").
+  const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string; terms: { tags: string[] }[] }[])
+    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.trim(), tags: new Set(p.terms.flatMap((t) => t.tags)) }))
     .filter((p) => !/\[[A-Z_]+\]|\uE000/u.test(p.text) && !common(p.text))
     // "Martin Luther King Jr. Day", "Columbus Day": a name before "Day" is a holiday, not a person.
     .filter((p) => !/^[\s.]*(?:jr\.?\s*)?day\b/iu.test(out.slice(p.end)))
-    .filter((p) => p.text.includes(' ') || (/^\p{Lu}/u.test(p.text) && !/(?:^|[.!?]\s*)$/u.test(out.slice(0, p.start))))
+    .filter(
+      (p) =>
+        p.text.includes(' ') ||
+        (/^\p{Lu}/u.test(p.text) && !/(?:^|[.!?]\s*)$/u.test(out.slice(0, p.start))) ||
+        (/^\p{Ll}/u.test(p.text) && lowerCaseName(p, out.slice(Math.max(0, p.start - 40), p.start))),
+    )
     .sort((a, b) => b.start - a.start);
   for (const n of names) {
     const span = out.slice(n.start, n.end).replace(/[\s,.;:!?]+$/u, '');
