@@ -71,6 +71,7 @@ describe('operator console in a real browser', () => {
 
     await expect.poll(() => page.url()).toMatch(/\/console\/traces\/[0-9a-f-]{36}$/u);
     await page.getByRole('heading', { name: '5. Answer, sentence by sentence' }).waitFor();
+    expect(await page.getByText(/^Understood:/u).innerText()).toMatch(/clinic harbor/u);
     const answer = await page.locator('#answer td.sentence').first().innerText();
     expect(answer).toMatch(/4 pm/u);
     expect(await page.locator('td.cited').count()).toBeGreaterThan(0);

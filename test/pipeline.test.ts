@@ -60,9 +60,16 @@ describe('the pipeline, outcome by outcome', () => {
     }
   });
 
+  it('records what the question was understood to ask: periods, entity values, a named person; nothing when routed away first', async () => {
+    const trace = await ask('How much will the no-show fee be next year at Harbor Clinic?');
+    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, names_person: false });
+    expect((await ask('I want to end my life')).question_analysis).toBeNull();
+  });
+
   it('a question about a named person is answered only by a unit naming a person: a generic rule is set aside, and why is recorded', async () => {
     const trace = await ask('Is Dr. Okonkwo at Harbor Clinic taking new patients?');
     expect(trace.query).toContain('[NAME]');
+    expect(trace.question_analysis?.names_person).toBe(true);
     expect([trace.outcome, trace.reason]).toEqual(['abstain', 'NO_SUPPORT']);
     const decision = trace.support_decision;
     if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');

@@ -145,6 +145,20 @@ export const TraceSchema = z.looseObject({
   detail: z.string().nullable(),
   /** The support decision: the judge's model, hash and threshold and its score per unit, or (traces stored before the judge) the lexical reading. */
   support_decision: z.union([JudgedSupportSchema, LexicalSupportSchema]).nullable().optional(),
+  /**
+   * What the question was understood to ask, as retrieval and the support decision read it: the
+   * periods it names (resolved against as_of; a unit whose revision is not in force throughout one
+   * is set aside), the entity values it names, and whether it names a person (redacted). Null when
+   * the question was routed away first; absent in traces stored before it was recorded.
+   */
+  question_analysis: z
+    .object({
+      periods: z.array(z.object({ text: z.string(), from: IsoDateSchema, to: IsoDateSchema })),
+      entities: z.record(z.string(), z.array(z.string())),
+      names_person: z.boolean(),
+    })
+    .nullable()
+    .optional(),
   /** Scope routing: the safety floor's phrase or the classifier's scores, its model, hash and thresholds (absent in traces stored before it was recorded). */
   scope_decision: ScopeDecisionSchema
     .optional(),

@@ -29,6 +29,18 @@ function nowCell(r: Retrieved, now: RevisionsNow | null): string {
   return td(`<span class="stale">stale: replaced by <a href="${revisionHref(current.revision)}">version ${esc(current.version ?? short(current.revision))}</a></span>`);
 }
 
+/** What the question was understood to ask (periods, entity values, a named person), when it reached retrieval. */
+function understood(t: Trace): string {
+  const a = t.question_analysis;
+  if (a === null || a === undefined) return '';
+  const parts = [
+    ...a.periods.map((p) => `period <strong>${esc(p.text)}</strong> (${esc(p.from)} to ${esc(p.to)})`),
+    ...Object.entries(a.entities).flatMap(([type, values]) => values.map((v) => `${esc(type)} <strong>${esc(v)}</strong>`)),
+    ...(a.names_person ? ['a named person'] : []),
+  ];
+  return `<p>Understood: ${parts.length === 0 ? 'no period, entity or person named' : parts.join(' · ')}</p>`;
+}
+
 function scopeSection(t: Trace): string {
   const d = t.scope_decision;
   if (d === undefined) return '<p>Not recorded (this trace was stored before scope decisions were traced).</p>';
@@ -147,7 +159,7 @@ export function evidencePath(t: Trace, verified: { ok: boolean; problems: readon
   );
   const verify = verified === null ? '' : verified.ok ? '<p class="ok" role="status">Verified: the evidence path is intact.</p>' : `<div class="fail" role="status">Verification failed:<ul>${verified.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul></div>`;
   return `<h1>Trace ${esc(t.trace_id)}</h1>
-<section class="step"><h2>1. Question</h2><p><q>${esc(t.query)}</q></p><p>Normalized: <code>${esc(t.normalized_query)}</code></p><p>Role <strong>${esc(t.role)}</strong> · as of <strong>${esc(t.as_of)}</strong> · ${esc(t.created_at)}</p></section>
+<section class="step"><h2>1. Question</h2><p><q>${esc(t.query)}</q></p><p>Normalized: <code>${esc(t.normalized_query)}</code></p>${understood(t)}<p>Role <strong>${esc(t.role)}</strong> · as of <strong>${esc(t.as_of)}</strong> · ${esc(t.created_at)}</p></section>
 <section class="step" id="scope"><h2>2. Scope decision</h2>${scopeSection(t)}</section>
 <section class="step"><h2>3. Retrieved candidates (${t.retrieved.length})</h2>${t.retrieved.length === 0 ? '<p>None: routed before retrieval.</p>' : candidates}</section>
 <section class="step" id="support"><h2>4. Support decision</h2>${supportSection(t)}</section>

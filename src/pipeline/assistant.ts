@@ -159,6 +159,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       let labeled: LabeledPassage[] = [];
       let retrieved: Trace['retrieved'] = [];
       let supportDecision: Trace['support_decision'] = null;
+      let questionAnalysis: Trace['question_analysis'] = null;
       let scopeDecision: Trace['scope_decision'];
       const decide = async (): Promise<Decision> => {
         const routing = await root.child('route', 'CHAIN', async (span) => {
@@ -184,6 +185,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
         const mentioned = mentionedEntities(analysis, deps.assistant);
+        const periods = askedPeriods(analysis, asOf);
+        const namesPerson = stored.includes(PERSON_PLACEHOLDER);
+        questionAnalysis = { periods: periods.map((p) => ({ ...p })), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
           const hits: readonly Hit[] = await deps.retriever.retrieve({
@@ -206,7 +210,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // All candidates are judged, not only the k offered: a Harbor rule ranked sixth still means an Eastside-only
         // answer would be a guess (clarification below); only offered passages may be cited.
         const support = await root.child('judge', 'RERANKER', async (span) => {
-          const periods = askedPeriods(analysis, asOf);
           const judged = await judgeSupport({
             judge: deps.judge,
             question: analysis,
@@ -217,7 +220,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             passageExclusion: (p) => periodExclusion(p, periods, asOf, (day) => deps.inForce({ role: request.role, asOf: day })),
             // A question about a named person (redaction found one) is answered only by a unit that names a person:
             // a generic rule does not say whether that provider still sees patients, takes new ones, or works on Fridays.
-            ...(stored.includes(PERSON_PLACEHOLDER) ? { unitExclusion: (text: string) => (deps.redact(text).includes(PERSON_PLACEHOLDER) ? null : NAMES_NO_PERSON) } : {}),
+            ...(namesPerson ? { unitExclusion: (text: string) => (deps.redact(text).includes(PERSON_PLACEHOLDER) ? null : NAMES_NO_PERSON) } : {}),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,
@@ -290,6 +293,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         as_of: asOf,
         ...decision,
         retrieved,
+        question_analysis: questionAnalysis,
         support_decision: supportDecision,
         ...(scopeDecision === undefined ? {} : { scope_decision: scopeDecision }),
         config: {
