@@ -29,9 +29,12 @@ parser.parsers.push({
 
 /**
  * "in a year", "within 24 hours", "48 hours before": a length of time (the window of a rule: three
- * no-shows in a year, cancel 24 hours before), not a day the question asks about.
+ * no-shows in a year, cancel 24 hours before), not a day the question asks about; nor is a unit
+ * with only an article ("what are the hours", "the days you are open"), which chrono reads as one.
  */
 const DURATION = /^(?:in|within)\s+(?:a|an|one|a few|a couple of|\d+)\s|\b(?:before|after|prior)$/iu;
+const UNIT = String.raw`(?:the\s+|an?\s+)?(?:second|minute|hour|day|week|month|year)s?`;
+const UNITS_ONLY = new RegExp(String.raw`^${UNIT}(?:\s+(?:and|or|&)\s+${UNIT})*$`, 'iu');
 
 const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
@@ -57,8 +60,9 @@ function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
 export function askedPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
   const out: AskedPeriod[] = seasonPeriods(question, asOf);
-  for (const result of parser.parse(question, reference)) {
-    if (result.tags().has('result/relativeDate') && DURATION.test(result.text)) continue;
+  // A date said without its year ("on March 3", "this Saturday") is the next one: patients ask about visits ahead.
+  for (const result of parser.parse(question, reference, { forwardDate: true })) {
+    if (result.tags().has('result/relativeDate') && (DURATION.test(result.text) || UNITS_ONLY.test(result.text))) continue;
     const start = result.start;
     const [y, m, d] = [start.get('year') ?? 0, start.get('month') ?? 1, start.get('day') ?? 1];
     if (start.isCertain('day') || start.isCertain('weekday')) out.push({ text: result.text, from: iso(y, m, d), to: iso(y, m, d) });
