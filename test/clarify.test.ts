@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantConfig } from '../src/domain/index.js';
 import { clarifyQuestion, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
@@ -46,5 +47,30 @@ describe('clarification', () => {
   it('finds entity aliases as whole words only', () => {
     expect(mentionedEntities('is the harborview cafe open?', assistant)).toEqual({});
     expect(mentionedEntities('parking at eastside or harbor?', assistant)).toEqual({ clinic: ['harbor', 'eastside'] });
+  });
+
+  const sites: AssistantConfig = {
+    ...assistant,
+    entities: { site: { 'pellow-junction': ['Pellow Junction Clinic', 'Pellow'], 'quillon-ford': ['Quillon Ford Clinic', 'Quillon Ford'], dunmere: ['Dunmere Hospital', 'Dunmere'] } },
+  };
+  it('reads a misspelled site name in a question (one edit, first letter right, six letters or more), never in policy text', () => {
+    expect(mentionedEntities('is quilon ford open saturday', sites, { typos: true })).toEqual({ site: ['quillon-ford'] });
+    expect(mentionedEntities('parking at dunmer hospital?', sites, { typos: true })).toEqual({ site: ['dunmere'] });
+    expect(mentionedEntities('parking at dunmer hospital?', sites)).toEqual({});
+    // Another word, not a typo: a different first letter, or a short name.
+    expect(mentionedEntities('do you give yellow fever shots?', sites, { typos: true })).toEqual({});
+  });
+
+  it('a name is found wherever it stands, and typo repair never loses an exact name (property)', () => {
+    const name = fc.constantFrom('pellow', 'quillon ford', 'dunmere hospital');
+    const filler = fc.array(fc.constantFrom('is', 'the', 'open', 'on', 'parking', 'at', 'saturday', 'lab', 'where'), { maxLength: 6 });
+    fc.assert(
+      fc.property(filler, name, filler, (before, n, after) => {
+        const text = [...before, n, ...after].join(' ');
+        const exact = mentionedEntities(text, sites);
+        const repaired = mentionedEntities(text, sites, { typos: true });
+        return (exact.site?.length ?? 0) === 1 && JSON.stringify(repaired) === JSON.stringify(exact);
+      }),
+    );
   });
 });

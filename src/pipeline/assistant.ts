@@ -184,7 +184,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const mentioned = mentionedEntities(analysis, deps.assistant);
+        const mentioned = mentionedEntities(analysis, deps.assistant, { typos: true });
         const periods = askedPeriods(analysis, asOf);
         const namesPerson = stored.includes(PERSON_PLACEHOLDER);
         questionAnalysis = { periods: periods.map((p) => ({ ...p })), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };

@@ -1,16 +1,37 @@
 import type { AssistantConfig, EntityMentions } from '../domain/index.js';
+import { withinOneEdit } from '../text/index.js';
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Shorter names are not repaired: one edit from a five-letter name is too often another word. */
+const MIN_REPAIRED_LENGTH = 6;
+
+/**
+ * A typo of a name word: one edit apart, the name word long enough, and the first letter right
+ * (people rarely mistype it; "yellow" is not "Pellow").
+ */
+const misspells = (word: string, name: string): boolean => name.length >= MIN_REPAIRED_LENGTH && word[0] === name[0] && withinOneEdit(word, name);
+
+/** Whether the words of `alias` occur in `words` in order, each exactly or (with `typos`) as a typo of it. */
+function namedIn(words: readonly string[], alias: readonly string[], typos: boolean): boolean {
+  if (alias.length === 0) return false;
+  for (let start = 0; start + alias.length <= words.length; start += 1) {
+    if (alias.every((name, i) => words[start + i] === name || (typos && misspells(words[start + i] ?? '', name)))) return true;
+  }
+  return false;
 }
 
-/** Entity values a question names through an alias from assistant.yaml, per entity type. */
-export function mentionedEntities(normalized: string, assistant: AssistantConfig): EntityMentions {
+/**
+ * Entity values a text names through an alias from assistant.yaml, per entity type. A question
+ * (`typos`) may misspell a name word ("Quilon Ford", "dunmer"); policy text is read as written.
+ */
+export function mentionedEntities(normalized: string, assistant: AssistantConfig, options: { readonly typos?: boolean } = {}): EntityMentions {
+  const words = normalized.toLowerCase().match(WORD) ?? [];
   const found: Record<string, string[]> = {};
   for (const [type, values] of Object.entries(assistant.entities)) {
     for (const [value, aliases] of Object.entries(values)) {
       const names = [value, ...aliases];
-      if (names.some((alias) => new RegExp(`\\b${escapeRegExp(alias.toLowerCase())}\\b`, 'u').test(normalized))) {
+      if (names.some((alias) => namedIn(words, alias.toLowerCase().match(WORD) ?? [], options.typos === true))) {
         (found[type] ??= []).push(value);
       }
     }
