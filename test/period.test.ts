@@ -18,6 +18,11 @@ describe('periods a question asks about', () => {
     expect(of('is the clinic open july 4th')).toEqual([['2027-07-04', '2027-07-04']]);
     expect(of('what were the hours in 2025?')).toEqual([['2025-01-01', '2025-12-31']]);
     expect(of('what are the days and the hours of the lab?')).toEqual([]);
+    // The period of the asking sentence, not of the context around it.
+    expect(of('is the lab open on saturdays? pretty sure it was a few years ago')).toEqual([]);
+    expect(of('last year the fee was $40. what is it in 2027?')).toEqual([['2027-01-01', '2027-12-31']]);
+    expect(of('what was the fee last year')).toEqual([['2025-01-01', '2025-12-31']]);
+    expect(of('are you open on dec. 26?')).toEqual([['2026-12-26', '2026-12-26']]);
     expect(of('What are the clinic hours?')).toEqual([]);
     expect(of('what were the saturday hours this past summer?')).toContainEqual(['2026-06-01', '2026-08-31']);
     expect(of('will you be open sundays next summer')).toEqual([['2027-06-01', '2027-08-31']]);
