@@ -1,6 +1,5 @@
 import * as chrono from 'chrono-node';
 import type { IsoDate, LabeledPassage, RevisionMeta, SourceId } from '../domain/index.js';
-import { splitSentences } from '../text/index.js';
 
 /**
  * A period the question asks about ("last year", "next week", "in 2027", "in January", "on
@@ -58,11 +57,12 @@ function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
 }
 
 /**
- * The end of a statement inside what the segmenter kept as one sentence (it does not end one
- * before a lower-case word, and questions arrive lower-cased): a full stop or "!" after a number,
- * a bracket or a word of five letters or more, so "dec. 26" and "dr. lee" stay whole.
+ * Where a sentence of a message ends: after "?", or after a full stop or "!" that follows a number,
+ * a bracket or a word of five letters or more, so "dec. 26" and "dr. lee" stay whole. (The ICU
+ * segmenter does not end a sentence before a lower-case word, and questions arrive lower-cased,
+ * while it does end one inside "dec. 26".)
  */
-const STATEMENT_END = /(?<=(?:\p{L}{5,}|\d|\)))[.!]\s+/u;
+const SENTENCE_END = /(?<=\?|(?:\p{L}{5,}|\d|\))[.!])\s+/u;
 
 /**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
@@ -71,7 +71,7 @@ const STATEMENT_END = /(?<=(?:\p{L}{5,}|\d|\)))[.!]\s+/u;
  * about now, and the past is context.
  */
 export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
-  const sentences = splitSentences(message).flatMap((s) => s.split(STATEMENT_END));
+  const sentences = message.split(SENTENCE_END);
   const asking = sentences.filter((s) => s.trimEnd().endsWith('?'));
   const question = (asking.length > 0 ? asking : sentences).join(' ');
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
