@@ -76,6 +76,12 @@ describe('the pipeline, outcome by outcome', () => {
     expect(decision.units.length).toBeGreaterThan(0);
     expect(decision.units.every((u) => u.excluded !== undefined && u.score === null)).toBe(true);
     expect(decision.units.filter((u) => u.excluded === 'names no person, and the question asks about a named one').length).toBeGreaterThan(0);
+    // A name the question introduces (the asker, or someone the asker acts for) is not the person asked about.
+    for (const q of ["I'm Dana Whitfield, is Harbor Clinic taking new patients?", 'My son Nicholas needs a checkup, is Harbor Clinic taking new patients?']) {
+      const introduced = await ask(q);
+      expect(introduced.query, q).toContain('[NAME]');
+      expect(introduced.question_analysis?.names_person, q).toBe(false);
+    }
     // The same question without the name reads the units as usual.
     const unnamed = (await ask('Is Harbor Clinic taking new patients?')).support_decision;
     expect(unnamed !== null && unnamed !== undefined && 'units' in unnamed && unnamed.units.some((u) => u.excluded === undefined && u.score !== null)).toBe(true);

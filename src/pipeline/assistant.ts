@@ -59,6 +59,11 @@ export interface AssistantDeps {
 const PLACEHOLDER = /\[([a-z_]+)\]/giu;
 /** What redaction puts in place of a person's name. */
 const PERSON_PLACEHOLDER = '[NAME]';
+/**
+ * A name that introduces the asker ("I'm [NAME]", "my name is [NAME]") or someone the asker acts
+ * for ("my son [NAME]", "my wife [NAME]"): the question is not about that person's own schedule.
+ */
+const INTRODUCED_NAME = /\b(?:i'?m|i am|this is|my name is|name's|my \p{L}+)\s+\[NAME\]/giu;
 const NAMES_NO_PERSON = 'names no person, and the question asks about a named one';
 /** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
 const IDENTIFIER_CLAUSE =
@@ -186,7 +191,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
         const mentioned = mentionedEntities(analysis, deps.assistant, { typos: true });
         const periods = askedPeriods(analysis, asOf);
-        const namesPerson = stored.includes(PERSON_PLACEHOLDER);
+        // Whether the question asks about a named person (a provider, say), not one it introduces.
+        const namesPerson = stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER);
         questionAnalysis = { periods: periods.map((p) => ({ ...p })), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));

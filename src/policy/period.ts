@@ -1,5 +1,6 @@
 import * as chrono from 'chrono-node';
 import type { IsoDate, LabeledPassage, RevisionMeta, SourceId } from '../domain/index.js';
+import { askingSentences } from '../text/index.js';
 
 /**
  * A period the question asks about ("last year", "next week", "in 2027", "in January", "on
@@ -57,23 +58,13 @@ function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
 }
 
 /**
- * Where a sentence of a message ends: after "?", or after a full stop or "!" that follows a number,
- * a bracket or a word of five letters or more, so "dec. 26" and "dr. lee" stay whole. (The ICU
- * segmenter does not end a sentence before a lower-case word, and questions arrive lower-cased,
- * while it does end one inside "dec. 26".)
- */
-const SENTENCE_END = /(?<=\?|(?:\p{L}{5,}|\d|\))[.!])\s+/u;
-
-/**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
  * whole year, as precisely as it was said. When the message asks something (a sentence ending in
  * "?"), only the asking sentences count: "is the lab open saturdays? it was a few years ago" asks
  * about now, and the past is context.
  */
 export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
-  const sentences = message.split(SENTENCE_END);
-  const asking = sentences.filter((s) => s.trimEnd().endsWith('?'));
-  const question = (asking.length > 0 ? asking : sentences).join(' ');
+  const question = askingSentences(message);
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
   const out: AskedPeriod[] = seasonPeriods(question, asOf);
   // A date said without its year ("on March 3", "this Saturday") is the next one: patients ask about visits ahead.

@@ -49,3 +49,18 @@ export function passageSentences(markdown: string): string[] {
   const tree: Root = parser.parse(markdown);
   return tree.children.flatMap(blockTexts).flatMap(splitSentences);
 }
+
+/**
+ * Where a sentence of a chat message ends: after "?", or after a full stop or "!" that follows a
+ * number, a bracket or a word of five letters or more, so "dec. 26" and "dr. lee" stay whole. (The
+ * ICU segmenter does not end a sentence before a lower-case word, and questions arrive
+ * lower-cased, while it does end one inside "dec. 26".)
+ */
+const MESSAGE_SENTENCE_END = /(?<=\?|(?:\p{L}{5,}|\d|\))[.!])\s+/u;
+
+/** The sentences of a message that ask something (end in "?"), joined; the whole message when none does. */
+export function askingSentences(message: string): string {
+  const sentences = message.split(MESSAGE_SENTENCE_END);
+  const asking = sentences.filter((s) => s.trimEnd().endsWith('?'));
+  return (asking.length > 0 ? asking : sentences).join(' ');
+}
