@@ -3,7 +3,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/', 'dist/', 'index/', 'test-artifacts/', 'bin/', 'bench/llm/', 'bench/llamaindex/.venv/'] },
+  { ignores: ['node_modules/', 'dist/', 'index/', 'test-artifacts/', 'bin/', 'bench/llamaindex/.venv/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

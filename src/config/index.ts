@@ -185,9 +185,10 @@ export function loadConfig(input: ConfigInput): Config {
             sha256: env.CITETRACE_LLM_GGUF_SHA256 === '' ? undefined : env.CITETRACE_LLM_GGUF_SHA256,
             threads: intFrom(env.CITETRACE_LLM_THREADS, 1),
             contextSize: intFrom(env.CITETRACE_LLM_CONTEXT, 2048),
-            // Room for the longest reply the grammar allows (three sentences of 300 characters), so a reply is never cut mid-JSON.
-            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 512),
-            timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
+            // Room for the longest reply the grammar allows (three sentences of 250 characters, a token being at least one
+            // character, and the JSON around them), so a reply is never cut mid-JSON; a model that loops runs into the timeout.
+            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 1024),
+            timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 30_000),
           },
     pypiFiles: env.CITETRACE_PYPI_FILES ?? DEFAULT_PYPI_FILES,
     telemetry:

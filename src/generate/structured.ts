@@ -12,7 +12,7 @@ export const MAX_SENTENCES = 3;
 export type SchemaDialect = 'openai' | 'gbnf';
 
 /** Characters a sentence may have at most under a grammar: a runaway sentence ends instead of filling max_tokens. */
-const MAX_SENTENCE_CHARS = 300;
+const MAX_SENTENCE_CHARS = 250;
 
 /**
  * The JSON Schema of a reply that can only be well-formed: either an answer (one to three
