@@ -67,7 +67,18 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
       if (id !== undefined && chain) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all (which --public-key and --against imply), not both');
       if (id === undefined && !chain && opts.index !== true) throw new CitetraceError('BAD_INPUT', 'give a trace id, --all or --index');
       const config = io.config();
-      const [{ findingsOf, verifyIndex }, { openPolicyIndex }] = await Promise.all([evaluation(), indexStore()]);
+      const [{ findingsOf, verifyIndex }, { changedIndexFiles, openPolicyIndex, readManifest }] = await Promise.all([evaluation(), indexStore()]);
+      // Index files first, by their committed sha256 and without LanceDB: a changed data file can make LanceDB's
+      // reader panic (a Rust backtrace on stderr) instead of failing, so a changed file is named and the index not opened.
+      const manifest = await readManifest(config.dataDir).catch(() => null);
+      const changed = manifest?.files === undefined ? [] : await changedIndexFiles(config.dataDir, manifest.files);
+      if (changed.length > 0) {
+        const findings = [...changed, 'the index was not opened, so no trace was checked against it: restore the data folder from a backup or re-ingest into a new one'];
+        const indexReport: IndexReport = { revisions: 0, passages: 0, findings };
+        if (opts.json === true) io.out(`${JSON.stringify({ ok: false, findings, traces: null, index: indexReport }, null, 2)}\n`);
+        else printText(io, null, indexReport);
+        throw new CitetraceError('VERIFY_FAILED', `verification failed: ${findings.length} finding(s)`);
+      }
       const index = await openPolicyIndex({ dataDir: config.dataDir });
       try {
         const traces = id === undefined && !chain ? null : await verifyStore(config, index, id, opts);
