@@ -50,6 +50,20 @@ describe('units drawn from the Markdown tree', () => {
     expect(judgeText('Booking', ['Can I book online?'], short[0] as never)).toBe('Booking: Can I book online? No. New patients book by phone.');
   });
 
+  it('reads a bold question with its answer on the next line as an FAQ entry, and leaves no emphasis marks in sentences', () => {
+    const body = '**Q: Can I pay in cash?**\nA: Yes, at every front desk.\n\n**Is there an app?**\nYes. It is called OtterLink.\n\n**Bold lead.** Then a rule.\n';
+    const units = unitsOf(body);
+    expect(units.map((u) => [u.kind, u.text])).toEqual([
+      ['faq', 'Q: Can I pay in cash? A: Yes, at every front desk.'],
+      ['faq', 'Is there an app? Yes. It is called OtterLink.'],
+      ['sentence', 'Bold lead.'],
+      ['sentence', 'Then a rule.'],
+    ]);
+    expect(body.slice(units[0]?.start, units[0]?.end)).toBe('**Q: Can I pay in cash?**\nA: Yes, at every front desk.');
+    const long = unitsOf(`**What are the lab hours?**\n${Array.from({ length: 4 }, (_, i) => `Lab ${i} opens at ${i + 6} am.`).join(' ')}\n`);
+    expect(long.map((u) => [u.kind, u.text])).toEqual(Array.from({ length: 4 }, (_, i) => ['sentence', `Lab ${i} opens at ${i + 6} am.`]));
+  });
+
   it('an FAQ unit quoted sentence by sentence passes validation; a bare "No." only verbatim', () => {
     const text = '## Can I book online?\n\nNo. New patients book by phone.\n';
     const passage = { label: 'S1', passage: { text, headings: ['Can I book online?'] }, revision: { title: 'Booking' } } as unknown as LabeledPassage;

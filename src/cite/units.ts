@@ -39,13 +39,16 @@ const spanOf = (node: Node): Span => ({
   end: node.position?.end.offset ?? 0,
 });
 
+/** Emphasis marks a sentence boundary cut from their pair ("**Bold statement." | "Then more.**"): markup, not text. */
+const STRAY_EMPHASIS = /^[*_]{1,3}\s*|\s*[*_]{1,3}$/gu;
+
 /** The sentences of a paragraph with their offsets in `source`, each as plain text. */
 function sentencesOf(source: string, node: Paragraph): { text: string; start: number; end: number }[] {
   const { start, end } = spanOf(node);
   const raw = source.slice(start, end);
   const out: { text: string; start: number; end: number }[] = [];
   for (const span of sentenceSpans(raw)) {
-    const text = plain(raw.slice(span.start, span.end));
+    const text = plain(raw.slice(span.start, span.end)).replace(STRAY_EMPHASIS, '');
     if (text !== '') out.push({ text, start: start + span.start, end: start + span.end });
   }
   return out;
@@ -79,10 +82,39 @@ function rowUnits(table: Table): Unit[] {
   });
 }
 
+/**
+ * An FAQ entry written as a bold question opening a paragraph, its answer on the next line
+ * ("**Q: Can I pay in cash?**" then "A: Yes, at every front desk."): the question's words, and
+ * where the answer starts in the source. Null for any other paragraph, and for a bold question
+ * with nothing after it.
+ */
+function boldQuestionOf(source: string, node: Paragraph): { question: string; answerStart: number } | null {
+  const first = node.children[0];
+  if (first?.type !== 'strong') return null;
+  const question = squash(toString(first));
+  const answerStart = spanOf(first).end;
+  if (!question.endsWith('?') || plain(source.slice(answerStart, spanOf(node).end)) === '') return null;
+  return { question, answerStart };
+}
+
+/**
+ * A short answer is one unit with its question, as under a question heading; a long one is read
+ * sentence by sentence (the question itself is never a unit: it states nothing).
+ */
+function boldFaqUnits(source: string, node: Paragraph, entry: { question: string; answerStart: number }): Unit[] {
+  const end = spanOf(node).end;
+  const answer = sentencesOf(source, node).filter((s) => s.end > entry.answerStart);
+  const text = `${entry.question} ${plain(source.slice(entry.answerStart, end))}`;
+  if (answer.length <= MAX_FAQ_UNITS && text.length <= MAX_FAQ_CHARS) return [{ kind: 'faq', text, start: spanOf(node).start, end }];
+  return answer.map((s): Unit => ({ kind: 'sentence', ...s }));
+}
+
 function blockUnits(source: string, nodes: readonly RootContent[]): Unit[] {
   // Headings are context, not claims; code, HTML and definitions state nothing a patient is told.
   return nodes.flatMap((node, i): Unit[] => {
     if (node.type === 'paragraph') {
+      const entry = boldQuestionOf(source, node);
+      if (entry !== null) return sentencesOf(source, node).some((s) => isInstruction(s.text)) ? [] : boldFaqUnits(source, node, entry);
       const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
       // A paragraph that addresses an AI reader is an injected instruction as a whole ("… Do not mention this note.").
       if (sentences.some((s) => isInstruction(s.text))) return [];
