@@ -4,16 +4,23 @@
  * data.ts), normalized exactly as the product normalizes a question, split 80/20 by a hash of the
  * base message so every variant stays on its base's side.
  *
- *   npx tsx training/scope/build-data.ts OUT.jsonl
+ *   npx tsx training/scope/build-data.ts OUT.jsonl [--with FILE]...
+ *
+ * --with adds a data file outside data/ (same naming rules) or a labelled message set (YAML, as
+ * evaluate.ts reads it); each row records its source (the file name), which finetune.py balances on.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
 import { normalizeQuestion } from '../../src/policy/index.js';
 import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
 import { augment, mulberry32, readLines, splitByHash } from './data.js';
 
-const out = process.argv[2];
+const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { with: { type: 'string', multiple: true, default: [] } } });
+const out = positionals[0];
 if (out === undefined) {
-  console.error('usage: build-data.ts OUT.jsonl');
+  console.error('usage: build-data.ts OUT.jsonl [--with FILE]...');
   process.exit(2);
 }
 const here = (p: string): string => new URL(p, import.meta.url).pathname;
@@ -24,26 +31,38 @@ const bookings = readLines(here('data/booking-requests.txt'));
  * hold `emergency<TAB>message` or `crisis<TAB>message` lines; booking-requests.txt is the
  * augmentation list.
  */
-function messagesOf(file: string): { text: string; label: ScopeClass }[] {
-  const lines = readLines(here(`data/${file}`));
+interface Base {
+  readonly text: string;
+  readonly label: ScopeClass;
+  readonly source: string;
+}
+function messagesOf(path: string): Base[] {
+  const file = basename(path);
+  const source = file.replace(/\.(txt|yaml)$/u, '');
+  if (file.endsWith('.yaml')) {
+    const data = parse(readFileSync(path, 'utf8')) as { class: ScopeClass; message: string }[];
+    if (!Array.isArray(data) || data.some((r) => !SCOPE_CLASSES.includes(r.class))) throw new Error(`${file}: not a list of {id, class, message}`);
+    return data.map((r) => ({ text: r.message.trim(), label: r.class, source }));
+  }
+  const lines = readLines(path);
   if (file.startsWith('urgent-')) {
     return lines.map((line) => {
       const [label, text] = line.split('\t');
       if ((label !== 'emergency' && label !== 'crisis') || text === undefined) throw new Error(`${file}: not "class<TAB>message": ${line}`);
-      return { text, label };
+      return { text, label, source };
     });
   }
   const label = SCOPE_CLASSES.find((c) => file === `${c}.txt` || file.startsWith(`${c}-`));
   if (label === undefined) throw new Error(`${file}: name it <class>.txt, <class>-<topic>.txt or urgent-<topic>.txt`);
-  return lines.map((text) => ({ text, label }));
+  return lines.map((text) => ({ text, label, source }));
 }
 const files = readdirSync(here('data')).filter((f) => f.endsWith('.txt') && f !== 'booking-requests.txt').sort();
 // data/admin-judge-questions.txt: the support judge's training questions as of commit 58b3a17 (scope v3) (appointment and
 // policy questions, administrative by construction), frozen so that the judge's later data does not change this model.
-const base: { text: string; label: ScopeClass }[] = files.flatMap(messagesOf);
+const base: Base[] = [...files.map((f) => here(`data/${f}`)), ...args.with].flatMap(messagesOf);
 const { train, validation } = splitByHash(base, 0.2);
 const rows = [...train.map((r) => ({ ...r, split: 'train' })), ...validation.map((r) => ({ ...r, split: 'validation' }))].flatMap((r) =>
-  augment(r.text, bookings, rand).map((variant) => ({ text: normalizeQuestion(variant).normalized, label: r.label, split: r.split, base: r.text })),
+  augment(r.text, bookings, rand).map((variant) => ({ text: normalizeQuestion(variant).normalized, label: r.label, split: r.split, base: r.text, source: r.source })),
 );
 writeFileSync(out, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
 console.log(`${base.length} base messages (${train.length} train, ${validation.length} validation) -> ${rows.length} rows in ${out}`);

@@ -30,6 +30,10 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--reuse-export", action="store_true", help="skip training; calibrate and evaluate the int8 model already in --out")
+    ap.add_argument("--variants", type=int, default=0, help="per epoch, this many random variants of each training message (0: all of them)")
+    ap.add_argument("--source-cap", type=int, default=0, help="per epoch, at most this many messages of any one source (0: no cap)")
+    ap.add_argument("--boost", action="append", default=[], help="SOURCE_PREFIX=N: messages of these sources give N variants per epoch")
+    ap.add_argument("--val-probs", help="write the validation rows with the int8 model's probabilities here (JSON lines)")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     random.seed(args.seed)
@@ -51,10 +55,32 @@ def main():
     if args.reuse_export:
         print(f"reusing {out / 'model_quantized.onnx'}")
     else:
-        counts = [sum(r["label"] == c for r in train_rows) for c in CLASSES]
-        weights = torch.tensor([len(train_rows) / (len(CLASSES) * n) for n in counts], dtype=torch.float)
-        seconds = train(model, train_rows, encode, lambda b: [CLASSES.index(r["label"]) for r in b],
-                        epochs=args.epochs, lr=args.lr, batch=args.batch, rng=rng, class_weights=weights)
+        boosts = [(b.split("=")[0], int(b.split("=")[1])) for b in args.boost]
+        by_base = {}
+        for r in train_rows:
+            by_base.setdefault(r["base"], []).append(r)
+        by_source = {}
+        for variants in by_base.values():
+            by_source.setdefault(variants[0].get("source", ""), []).append(variants)
+
+        def sample(rng):
+            # Per epoch: at most --source-cap messages of each source, --variants variants of each message
+            # (or as many as --boost gives its source), so no single source or augmentation dominates.
+            rows = []
+            for source, messages in sorted(by_source.items()):
+                chosen = messages if not args.source_cap or len(messages) <= args.source_cap else rng.sample(messages, args.source_cap)
+                k = next((n for prefix, n in boosts if source.startswith(prefix)), args.variants)
+                for variants in chosen:
+                    rows.extend(variants if not k or k >= len(variants) else rng.sample(variants, k))
+            return rows
+
+        epoch_rows = sample(random.Random(args.seed)) if (args.variants or args.source_cap or boosts) else train_rows
+        print(f"{len(epoch_rows)} rows per epoch from {len(by_base)} messages of {len(by_source)} sources")
+        counts = [sum(r["label"] == c for r in epoch_rows) for c in CLASSES]
+        weights = torch.tensor([len(epoch_rows) / (len(CLASSES) * n) for n in counts], dtype=torch.float)
+        epoch_batches = (lambda rng: (b for _, b in batches(sample(rng), args.batch, True, rng))) if epoch_rows is not train_rows else None
+        seconds = train(model, epoch_rows, encode, lambda b: [CLASSES.index(r["label"]) for r in b],
+                        epochs=args.epochs, lr=args.lr, batch=args.batch, rng=rng, class_weights=weights, epoch_batches=epoch_batches)
         export(model, encode(val[:2]), out)
 
     # Everything below reads the int8 model through onnxruntime, as the product runs it.
@@ -72,6 +98,10 @@ def main():
     # Calibrate: the lowest thresholds that send at most 1% of validation admin rows away; never above 0.5 for urgent.
     p = predict(val)
     labels = [r["label"] for r in val]
+    if args.val_probs:
+        with open(args.val_probs, "w", encoding="utf-8") as f:
+            for r, q in zip(val, p):
+                f.write(json.dumps({**r, "p": [round(float(x), 6) for x in q]}) + "\n")
     admin = p[[l == "admin" for l in labels]]
 
     def lowest_allowing(scores, share=0.01):
