@@ -60,12 +60,16 @@ try {
 
   const store = createSqliteTraceStore({ file: config.traces, readonly: true });
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const report = await verifyTraces({ store, index, dataDir });
   const seconds = (performance.now() - started) / 1000;
+  // CPU of this process: on a machine shared with other work, wall time is stretched and CPU time much less so.
+  const cpu = process.cpuUsage(cpuStarted);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   await store.close();
   index.close();
-  const result = { traces: report.checked, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(report.checked / seconds), findings: findingsOf(report).length };
-  process.stdout.write(`verify --all: ${result.traces} traces in ${result.seconds} s (${result.perSecond}/s), ${result.findings} finding(s)\n`);
+  const result = { traces: report.checked, seconds: Number(seconds.toFixed(2)), cpuSeconds: Number(cpuSeconds.toFixed(2)), perSecond: Math.round(report.checked / seconds), findings: findingsOf(report).length, load: os.loadavg() };
+  process.stdout.write(`verify --all: ${result.traces} traces in ${result.seconds} s (${result.perSecond}/s; ${result.cpuSeconds} s of CPU), ${result.findings} finding(s); load ${os.loadavg()[0]?.toFixed(1) ?? ''}\n`);
   await mkdir(path.join(import.meta.dirname, 'results'), { recursive: true });
   await writeFile(path.join(import.meta.dirname, 'results', 'verify.json'), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
