@@ -1,4 +1,4 @@
-import { stripLabels, validateAnswer, type Validation } from '../cite/index.js';
+import { judgeText, stripLabels, validateAnswer, type Validation } from '../cite/index.js';
 import { assertNever, type LabeledPassage, type Reason, type Trace, type TraceSentence } from '../domain/index.js';
 import type { Draft, GenerateRequest, Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
@@ -93,7 +93,7 @@ async function attemptWith(
       case 'answer': {
         const text = draft.text;
         const validation = await span.child('validate', 'GUARDRAIL', async (s) => {
-          const result = await judged(validateAnswer(text, offered), generator.model === undefined ? null : judge, request.analysis);
+          const result = await judged(validateAnswer(text, offered), generator.model === undefined ? null : judge, request.analysis, offered);
           s.set({ 'citetrace.valid': result.ok, 'citetrace.reason': result.ok ? null : result.reason });
           return result;
         });
@@ -115,13 +115,20 @@ async function attemptWith(
 
 /**
  * The judge's reading of a model-written answer that passed the label and support checks: each
- * sentence, without its labels, scored with the question; at least one must answer. (Every
+ * sentence, without its labels, read as the judge reads a unit (under the page title and headings
+ * of the passage it cites first) and scored with the question; at least one must answer. (Every
  * content word of each sentence is already stated by its cited passages, and only passages with
  * an answering unit were offered to the model.)
  */
-async function judged(validation: Validation, judge: SupportJudge | null, question: string): Promise<Validation> {
+async function judged(validation: Validation, judge: SupportJudge | null, question: string, offered: readonly LabeledPassage[]): Promise<Validation> {
   if (!validation.ok || judge === null) return validation;
-  const scores = await judge.score(question, validation.sentences.map((s) => stripLabels(s.text)));
+  const byLabel = new Map(offered.map((p) => [p.label, p]));
+  const texts = validation.sentences.map((s) => {
+    const cited = byLabel.get(s.labels[0] ?? '');
+    const sentence = { kind: 'sentence' as const, text: stripLabels(s.text) };
+    return cited === undefined ? sentence.text : judgeText(cited.revision.title, cited.passage.headings, sentence);
+  });
+  const scores = await judge.score(question, texts);
   const sentences = validation.sentences.map((s, i) => ({ ...s, judged: scores[i] ?? 0 }));
   const best = Math.max(0, ...scores);
   if (best >= judge.threshold) return { ...validation, sentences };
