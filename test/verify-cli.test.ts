@@ -101,7 +101,7 @@ describe('citetrace verify (CLI)', () => {
     expect(await contents(dir)).toEqual(before);
   });
 
-  it('exits 2 with one line when the index cannot be read', async () => {
+  it('names damaged LanceDB manifests by their committed digests (exit 1, one line on stderr) instead of failing to open the index', async () => {
     const dir = await copy();
     const versions = path.join(dir, 'lance', 'revisions.lance', '_versions');
     const newest = (await readdir(versions)).filter((f) => f.endsWith('.manifest')).sort()[0]!;
