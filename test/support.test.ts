@@ -87,6 +87,10 @@ describe('units drawn from the Markdown tree', () => {
     for (const line of planted) expect(unitsOf(`Parking is free.\n\n${line}\n`).map((u) => u.text), line).toEqual(['Parking is free.']);
     // A line about the assistant's own features, addressed to patients, stays a unit.
     expect(unitsOf('You can book through our online assistant at any hour.\n').map((u) => u.text)).toEqual(['You can book through our online assistant at any hour.']);
+    // Rules about people stay units: a care team's assistants, who may act as an interpreter.
+    for (const rule of ['Our physician assistants must confirm your allergies at every visit.', 'No person under 18 may act as an interpreter for a patient.']) {
+      expect(unitsOf(`${rule}\n`).map((u) => u.text)).toEqual([rule]);
+    }
   });
 
   it('every unit is non-empty and its span lies inside its passage (property)', () => {
