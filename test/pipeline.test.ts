@@ -77,7 +77,7 @@ describe('the pipeline, outcome by outcome', () => {
     expect(decision.units.every((u) => u.excluded !== undefined && u.score === null)).toBe(true);
     expect(decision.units.filter((u) => u.excluded === 'names no person, and the question asks about a named one').length).toBeGreaterThan(0);
     // A name the question introduces (the asker, or someone the asker acts for) is not the person asked about.
-    for (const q of ["I'm Dana Whitfield, is Harbor Clinic taking new patients?", 'My son Nicholas needs a checkup, is Harbor Clinic taking new patients?']) {
+    for (const q of ["I'm Dana Whitfield, is Harbor Clinic taking new patients?", 'My son Nicholas needs a checkup, is Harbor Clinic taking new patients?', 'hey its jake, is harbor clinic taking new patients?']) {
       const introduced = await ask(q);
       expect(introduced.query, q).toContain('[NAME]');
       expect(introduced.question_analysis?.names_person, q).toBe(false);

@@ -60,10 +60,10 @@ const PLACEHOLDER = /\[([a-z_]+)\]/giu;
 /** What redaction puts in place of a person's name. */
 const PERSON_PLACEHOLDER = '[NAME]';
 /**
- * A name that introduces the asker ("I'm [NAME]", "my name is [NAME]") or someone the asker acts
+ * A name that introduces the asker ("I'm [NAME]", "its [NAME] here", "my name is [NAME]") or someone the asker acts
  * for ("my son [NAME]", "my wife [NAME]"): the question is not about that person's own schedule.
  */
-const INTRODUCED_NAME = /\b(?:i'?m|i am|this is|my name is|name's|my \p{L}+)\s+\[NAME\]/giu;
+const INTRODUCED_NAME = /\b(?:i'?m|i am|it'?s|this is|my name is|name's|my \p{L}+)\s+\[NAME\]/giu;
 const NAMES_NO_PERSON = 'names no person, and the question asks about a named one';
 /** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
 const IDENTIFIER_CLAUSE =
