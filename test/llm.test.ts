@@ -136,6 +136,8 @@ describe('LLM generation under the citation contract (scripted OpenAI-compatible
     ['an unknown label', () => ({ content: reply([['The lab closes at 4 pm.', ['S9']]]) }), 'CITATION_UNKNOWN'],
     ['an invented fact', (m) => ({ content: reply([['The Harbor lab is open 24 hours a day and each draw costs $500.', [labLabel(m)]]]) }), 'UNSUPPORTED_CLAIM'],
     ['a sentence that does not answer', (m) => ({ content: reply([['Harbor Clinic lab.', [labLabel(m)]]]) }), 'UNSUPPORTED_CLAIM'],
+    // Every word is in the passage, the pairing is not: the lab's weekday hours are 7 am to 4 pm.
+    ['values bound as the passage does not bind them', (m) => ({ content: reply([['The Harbor Clinic lab draws blood Monday through Friday from 4 pm to 7 am.', [labLabel(m)]]]) }), 'UNSUPPORTED_CLAIM'],
   ];
   it.each(failures)('after %s twice, answers with the extractive fallback, recorded as such with both drafts', async (_name, script, reason) => {
     fake.play(script);
@@ -146,6 +148,12 @@ describe('LLM generation under the citation contract (scripted OpenAI-compatible
     expect(trace.answer).not.toMatch(/24 hours|\$500/u);
     expect(trace.sentences.every((s) => s.labels.length > 0)).toBe(true);
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it('names the wrong pairing of values it refused', async () => {
+    fake.play((m) => ({ content: reply([['The Harbor Clinic lab draws blood Monday through Friday from 4 pm to 7 am.', [labLabel(m)]]]) }));
+    const trace = await ask();
+    expect(trace.rejected[0]?.detail).toMatch(/^values stated together that no cited passage states together \(monday - friday from 4 pm - 7 am\)/u);
   });
 
   it('never shows an answer that obeys an injected instruction', async () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseLabeledSentences } from '../src/cite/index.js';
 import { draftFromReply, replySchema } from '../src/generate/index.js';
+import { bindsValuesAs, valueRuns } from '../src/text/index.js';
 
 const usage = { model: 'm', mode: 'grammar' as const, prompt_tokens: 1, completion_tokens: 1, latency_ms: 1 };
 const label = fc.integer({ min: 1, max: 12 }).map((n) => `S${n}`);
@@ -41,5 +42,15 @@ describe('structured replies', () => {
       expect(schema).not.toMatch(/"S[134]"/u);
       expect(schema).toContain(dialect === 'gbnf' ? '"oneOf"' : '"anyOf"');
     }
+  });
+
+  it('values bound together must stand together in the source; a quote always does (property)', () => {
+    const source = 'Walk-in flu shots Monday through Friday, 8 am to 5 pm, and Saturday, 8 am to 11:30 am. Call 555-0142.';
+    expect(valueRuns('Monday through Friday, 8 am to 11:30 am.')).toEqual(['monday - friday, 8 am - 11:30 am']);
+    expect(bindsValuesAs('You can come Monday through Friday, 8 am to 11:30 am.', source)).toBe(false);
+    expect(bindsValuesAs('Weekdays it is Monday to Friday, 8 am–5 pm.', source)).toBe(true);
+    expect(bindsValuesAs('Call 555-0142 between 8 am and 5 pm.', source)).toBe(true);
+    const piece = fc.constantFrom('Monday', 'through', 'Friday,', '8 am', 'to', '5 pm', 'and', 'Saturday', '$40', '555-0142', 'the', 'clinic', 'opens', '24 hours', '–');
+    fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 16 }), (words) => bindsValuesAs(words.join(' '), `Intro. ${words.join(' ')} More.`)));
   });
 });

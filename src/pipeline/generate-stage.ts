@@ -3,6 +3,7 @@ import { assertNever, type LabeledPassage, type Reason, type Trace, type TraceSe
 import type { Draft, GenerateRequest, Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
 import { ioContent, llmRequestAttributes, llmUsageAttributes, type TelemetrySpan } from '../telemetry/index.js';
+import { bindsValuesAs, valueRuns } from '../text/index.js';
 
 type Generation = NonNullable<Trace['generation']>;
 
@@ -114,7 +115,8 @@ async function attemptWith(
 }
 
 /**
- * The judge's reading of a model-written answer that passed the label and support checks: each
+ * The gate of a model-written answer that passed the label and support checks: values bound
+ * together stand so in a cited passage, and the judge's reading: each
  * sentence, without its labels, read as the judge reads a unit (under the page title and headings
  * of the passage it cites first) and scored with the question; at least one must answer. (Every
  * content word of each sentence is already stated by its cited passages, and only passages with
@@ -123,6 +125,17 @@ async function attemptWith(
 async function judged(validation: Validation, judge: SupportJudge | null, question: string, offered: readonly LabeledPassage[]): Promise<Validation> {
   if (!validation.ok || judge === null) return validation;
   const byLabel = new Map(offered.map((p) => [p.label, p]));
+  // Values bound together ("Monday through Friday, 8 am to 11:30 am") must stand so in a cited passage: every word
+  // of a wrong pairing can be in it ("Monday through Friday, 8 am to 5 pm, and Saturday, 8 am to 11:30 am").
+  const unbound = validation.sentences.find((s) => !s.labels.some((l) => bindsValuesAs(stripLabels(s.text), byLabel.get(l)?.passage.text ?? '')));
+  if (unbound !== undefined) {
+    return {
+      ok: false,
+      reason: 'UNSUPPORTED_CLAIM',
+      detail: `values stated together that no cited passage states together (${valueRuns(stripLabels(unbound.text)).join('; ')}) in: ${unbound.text}`,
+      sentences: validation.sentences.map((s) => ({ text: s.text, labels: [...s.labels] })),
+    };
+  }
   const texts = validation.sentences.map((s) => {
     const cited = byLabel.get(s.labels[0] ?? '');
     const sentence = { kind: 'sentence' as const, text: stripLabels(s.text) };

@@ -24,3 +24,47 @@ function detailValues(kind: string, text: string): string[] {
 export function statedValues(text: string): ReadonlyMap<string, readonly string[]> {
   return new Map([...DETAILS.keys()].map((kind) => [kind, detailValues(kind, text)] as const).filter(([, values]) => values.length > 0));
 }
+
+/** What may stand between two values of one statement: "Monday through Friday, 8 am to 5 pm". */
+const CONNECTOR = /^[\s,\-–—]*(?:(?:to|through|thru|until|till|and|or|from)[\s,\-–—]*)?$/u;
+
+/** Text as value runs are compared: plain, lower case, and one spelling of a range ("between 8 am and 5 pm", "8 am to 5 pm", "8 am–5 pm"). */
+const flat = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[*_`|#>]/gu, ' ')
+    .replace(/\bbetween\s+([^,.;]{1,25}?)\s+and\s+/gu, 'between $1 to ')
+    .replace(/\s*(?:[–—]|(?<!\d)-|-(?!\d)|\b(?:to|through|thru|until|till)\b)\s*/gu, ' - ')
+    .replace(/\s+/gu, ' ')
+    .replace(/\s+([,.;:])/gu, '$1')
+    .trim();
+
+/**
+ * The value statements of a text: runs of two or more values (days, times, fees, phone numbers,
+ * lead times) joined only by connectors ("monday through friday, 8 am to 5 pm"), as plain
+ * lower-case text. A sentence that binds values together states a fact only if its source binds
+ * them the same way: "Monday through Friday, 8 am to 11:30 am" is not stated by "Monday through
+ * Friday, 8 am to 5 pm, and Saturday, 8 am to 11:30 am", although every word of it is.
+ */
+export function valueRuns(text: string): string[] {
+  const lower = flat(text);
+  const spans = ['#time', '#day', '#fee', '#phone', '#lead']
+    .flatMap((kind) => [...lower.matchAll(DETAILS.get(kind) ?? /$^/gu)].map((m) => ({ start: m.index, end: m.index + m[0].length })))
+    .sort((a, b) => a.start - b.start || b.end - a.end)
+    .filter((s, i, all) => i === 0 || s.start >= (all[i - 1]?.end ?? 0));
+  const runs: { start: number; end: number; values: number }[] = [];
+  for (const span of spans) {
+    const last = runs.at(-1);
+    if (last !== undefined && CONNECTOR.test(lower.slice(last.end, span.start))) {
+      last.end = span.end;
+      last.values += 1;
+    } else runs.push({ ...span, values: 1 });
+  }
+  return runs.filter((r) => r.values >= 2).map((r) => lower.slice(r.start, r.end));
+}
+
+/** Whether `source` states each value run of `sentence` as it stands there. */
+export function bindsValuesAs(sentence: string, source: string): boolean {
+  const stated = flat(source);
+  return valueRuns(sentence).every((run) => stated.includes(run));
+}

@@ -1,5 +1,5 @@
 export { contentTerms, stem, words } from './tokens.js';
 export { askingSentences, passageSentences, sentenceSpans, splitSentences } from './sentences.js';
 export type { SentenceSpan } from './sentences.js';
-export { statedValues } from './details.js';
+export { bindsValuesAs, statedValues, valueRuns } from './details.js';
 export { withinOneEdit } from './edit.js';
