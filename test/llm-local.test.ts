@@ -5,6 +5,7 @@ import { DEFAULT_PYPI_FILES } from '../src/config/index.js';
 import type { Trace } from '../src/domain/index.js';
 import { provisionSmolLM2, type GgufFile } from '../src/generate/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
+import { createGeneration } from '../src/main.js';
 import { CLOCK, DEMO_CORPUS, realEmbedder, runBin, startTestService, tempDir, testConfig, type TestService } from './helpers.js';
 
 /** What an attempt's failure says when the model's output was not the schema's JSON. */
@@ -61,6 +62,14 @@ describe('a local language model in the product: SmolLM2-135M-Instruct run by ll
     expect(trace.generation?.attempts.some((a) => a.mode === 'grammar')).toBe(true);
     expect(trace.sentences.every((s) => s.labels.length > 0)).toBe(true);
   }, 120_000);
+
+  it('without node-llama-cpp installed, the extractive generator serves and says why', async () => {
+    const notes: string[] = [];
+    const generation = await createGeneration(testConfig(dataDir, { CITETRACE_LLM_GGUF: model.path }), (m) => notes.push(m), () => Promise.resolve(null));
+    expect(generation.active).toMatchObject({ kind: 'extractive', note: expect.stringMatching(/node-llama-cpp \(an optional dependency\) is not installed/u) as unknown });
+    expect(generation.fallback).toBeUndefined();
+    expect(notes.some((n) => n.startsWith('warning: node-llama-cpp'))).toBe(true);
+  });
 
   const bad: [string, (dir: string) => Promise<string>, RegExp, Record<string, string>?][] = [
     ['a missing file', (dir) => Promise.resolve(path.join(dir, 'none.gguf')), /: no such file$/u],
