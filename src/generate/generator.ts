@@ -25,6 +25,12 @@ export interface GenerationUsage {
 
 export type GenerationMode = 'json_schema' | 'grammar' | 'text';
 
+/** What writes the answers: the extractive generator, an OpenAI-compatible server, or a GGUF model in-process. */
+export const GENERATOR_KINDS = ['extractive', 'openai', 'llama.cpp'] as const;
+
+/** Reasons a model may give for not answering: the contract's, limited to what the passages can show it. */
+export const MODEL_ABSTAIN_REASONS = ['NO_SUPPORT', 'CONFLICTING_REVISIONS'] as const;
+
 /** A generator's draft: answer text whose sentences end with labels, or a declared abstention. */
 export type Draft =
   | {
@@ -34,7 +40,7 @@ export type Draft =
       readonly raw?: string;
       readonly usage?: GenerationUsage;
     }
-  | { readonly kind: 'abstain'; readonly reason: 'NO_SUPPORT' | 'CONFLICTING_REVISIONS' | 'GENERATOR_ERROR'; readonly detail: string; readonly usage?: GenerationUsage };
+  | { readonly kind: 'abstain'; readonly reason: (typeof MODEL_ABSTAIN_REASONS)[number] | 'GENERATOR_ERROR'; readonly detail: string; readonly usage?: GenerationUsage };
 
 /** What a model-backed generator calls: the API family (OpenTelemetry gen_ai.system) and the requested model. */
 export interface ModelIdentity {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ChatHistoryItem, LlamaGrammar } from 'node-llama-cpp';
 import { CitetraceError } from '../domain/index.js';
 import type { Draft, GenerateRequest, GenerationUsage, Generator } from './generator.js';
 import type { GgufFile } from './provision-gguf.js';
@@ -38,15 +39,16 @@ export async function importNodeLlamaCpp(): Promise<NodeLlamaCpp | null> {
  * Requests take turns on one context sequence (its common prefix, the instructions, is reused).
  */
 export async function loadLlamaGenerator(lib: NodeLlamaCpp, options: LlamaGeneratorOptions): Promise<LocalGenerator> {
-  // llama.cpp's own error lines are kept, not printed: a bad file gets one line, naming llama.cpp's reason.
-  const errors: string[] = [];
+  // llama.cpp's own error lines are not printed: a bad file gets one line, naming llama.cpp's reason.
+  let loadError: string | undefined;
   const llama = await lib.getLlama({
     gpu: false,
     build: 'never',
     maxThreads: options.threads,
     logLevel: lib.LlamaLogLevel.error,
     logger: (_level, message) => {
-      errors.push(message.replace(/^\S+: /u, '').trim());
+      const line = message.replace(/^\S+: /u, '').trim();
+      if (line.startsWith('error loading model')) loadError ??= line;
     },
   });
   let model;
@@ -54,18 +56,18 @@ export async function loadLlamaGenerator(lib: NodeLlamaCpp, options: LlamaGenera
     model = await llama.loadModel({ modelPath: options.model.path, gpuLayers: 0 });
   } catch (error) {
     await llama.dispose();
-    const why = errors.find((line) => line.startsWith('error loading model')) ?? (error as Error).message.split('\n')[0] ?? '';
-    throw new CitetraceError('BAD_INPUT', `language model ${options.model.path} cannot be loaded: ${why}`);
+    throw new CitetraceError('BAD_INPUT', `language model ${options.model.path} cannot be loaded: ${loadError ?? (error as Error).message.split('\n')[0] ?? ''}`);
   }
   const context = await model.createContext({ contextSize: options.contextSize, threads: options.threads, sequences: 1 });
   const chat = new lib.LlamaChat({ contextSequence: context.getSequence() });
   const name = path.basename(options.model.path).replace(/\.gguf$/iu, '');
-  const grammars = new Map<string, Promise<InstanceType<NodeLlamaCpp['LlamaJsonSchemaGrammar']>>>();
-  const grammarFor = (labels: readonly string[]): ReturnType<typeof grammars.get> & object => {
+  // One grammar per set of offered labels (S1..Sk), compiled once.
+  const grammars = new Map<string, Promise<LlamaGrammar>>();
+  const grammarFor = (labels: readonly string[]): Promise<LlamaGrammar> => {
     const key = labels.join(',');
     let grammar = grammars.get(key);
     if (grammar === undefined) {
-      grammar = llama.createGrammarForJsonSchema(replySchema(labels, 'gbnf') as never) as never;
+      grammar = llama.createGrammarForJsonSchema(replySchema(labels, 'gbnf') as never);
       grammars.set(key, grammar);
     }
     return grammar;
@@ -83,7 +85,7 @@ export async function loadLlamaGenerator(lib: NodeLlamaCpp, options: LlamaGenera
     return serialized(async () => {
       signal.throwIfAborted();
       const prompt = renderPrompt(request.question, request.passages, 'json');
-      const history: import('node-llama-cpp').ChatHistoryItem[] = [
+      const history: ChatHistoryItem[] = [
         { type: 'system', text: prompt.system },
         { type: 'user', text: STRUCTURED_EXAMPLE.user },
         { type: 'model', response: [STRUCTURED_EXAMPLE.reply] },

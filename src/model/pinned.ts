@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BertTokenizer } from '@huggingface/transformers';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { CitetraceError, wrapError } from '../domain/index.js';
+import { digestOf } from './download.js';
 
 /**
  * A model shipped in the repository: a folder with an int8 ONNX sequence classifier, its tokenizer,
@@ -39,8 +39,6 @@ const MODEL_FILE = 'model_quantized.onnx';
 const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
 const SEP = 102n;
 
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
 function readPinned(what: string, file: string, expected: string): Buffer {
   let bytes: Buffer;
   try {
@@ -48,7 +46,7 @@ function readPinned(what: string, file: string, expected: string): Buffer {
   } catch {
     throw new CitetraceError('MODEL_MISMATCH', `${file}: the ${what} file is missing (expected sha256 ${expected})`);
   }
-  const actual = sha256(bytes);
+  const actual = digestOf('sha256', bytes);
   if (actual !== expected) throw new CitetraceError('MODEL_MISMATCH', `${file}: sha256 ${actual} is not the pinned ${expected}`);
   return bytes;
 }

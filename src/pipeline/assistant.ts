@@ -193,7 +193,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const periods = askedPeriods(analysis, asOf);
         // Whether the question asks about a named person (a provider, say), not one it introduces.
         const namesPerson = stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER);
-        questionAnalysis = { periods: periods.map((p) => ({ ...p })), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };
+        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
           const hits: readonly Hit[] = await deps.retriever.retrieve({
@@ -272,7 +272,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const generated = await generateValidated(
           deps.generator,
           { question: question.original, analysis, passages: answering, support, ...(request.signal ? { signal: request.signal } : {}) },
-          answering,
           root,
           { judge: deps.judge, ...(deps.fallback === undefined ? {} : { fallback: deps.fallback }) },
         );

@@ -33,35 +33,28 @@ type Attempts =
   | { readonly ok: false; readonly reason: Reason; readonly detail: string; readonly byModel: boolean };
 
 /**
- * Generate from the labeled passages and validate; on a repairable violation, one regeneration
+ * Generate from the labeled passages of the request (the only ones a draft may cite) and validate; on a repairable violation, one regeneration
  * naming it (when the generator supports repair), then abstain, or answer with the fallback
  * generator when one is given and passes the same validation. Provider errors and timeouts
  * become GENERATOR_ERROR, never an uncited answer. Each attempt is a `generate` span (an LLM span
  * for a model-backed generator) followed by a `validate` span, children of `span`.
  */
-export async function generateValidated(
-  generator: Generator,
-  request: GenerateRequest,
-  offered: readonly LabeledPassage[],
-  span: TelemetrySpan,
-  guards: GenerationGuards,
-): Promise<Generated> {
+export async function generateValidated(generator: Generator, request: GenerateRequest, span: TelemetrySpan, guards: GenerationGuards): Promise<Generated> {
   const rejected: Trace['rejected'] = [];
   const attempts: Generation['attempts'] = [];
-  const first = await attemptWith(generator, request, offered, span, guards.judge, rejected, attempts);
-  const generation: Generation = { passages_offered: offered.length, attempts };
+  const first = await attemptWith(generator, request, span, guards.judge, rejected, attempts);
+  const generation: Generation = { passages_offered: request.passages.length, attempts };
   if (first.ok) return { ...first, rejected, generation };
   // The model's own abstention stands: the fallback answers only for drafts that failed.
   if (guards.fallback === undefined || generator.model === undefined || first.byModel) return { ...first, rejected, generation };
   const fallback = { generator: guards.fallback.id, after: first.reason, detail: first.detail };
-  const second = await attemptWith(guards.fallback, request, offered, span, guards.judge, rejected, attempts);
+  const second = await attemptWith(guards.fallback, request, span, guards.judge, rejected, attempts);
   return { ...second, rejected, generation: { ...generation, fallback } };
 }
 
 async function attemptWith(
   generator: Generator,
   request: GenerateRequest,
-  offered: readonly LabeledPassage[],
   span: TelemetrySpan,
   judge: SupportJudge,
   rejected: Trace['rejected'],
@@ -94,7 +87,7 @@ async function attemptWith(
       case 'answer': {
         const text = draft.text;
         const validation = await span.child('validate', 'GUARDRAIL', async (s) => {
-          const result = await judged(validateAnswer(text, offered), generator.model === undefined ? null : judge, request.analysis, offered);
+          const result = await judged(validateAnswer(text, request.passages), generator.model === undefined ? null : judge, request.analysis, request.passages);
           s.set({ 'citetrace.valid': result.ok, 'citetrace.reason': result.ok ? null : result.reason });
           return result;
         });

@@ -65,6 +65,8 @@ export function valueRuns(text: string): string[] {
 
 /** Whether `source` states each value run of `sentence` as it stands there. */
 export function bindsValuesAs(sentence: string, source: string): boolean {
+  const runs = valueRuns(sentence);
+  if (runs.length === 0) return true;
   const stated = flat(source);
-  return valueRuns(sentence).every((run) => stated.includes(run));
+  return runs.every((run) => stated.includes(run));
 }
