@@ -37,3 +37,23 @@ describe.each([
     expect(error.message).toMatch(new RegExp(`^${model}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u'));
   });
 });
+
+describe('a shipped model scores each input on its own', () => {
+  // Dynamic int8 quantization scales activations over the whole input tensor: read in a padded
+  // batch, a text's score moved with its neighbours (up to 0.44 for the judge, 0.54 for scope).
+  it('gives a text the same score alone and read with longer and shorter texts', async () => {
+    const judge = await loadSupportJudge(JUDGE_MODEL);
+    const question = 'how much do you charge if i miss my appointment';
+    const units = [
+      'Missed appointments: a patient who does not arrive and does not cancel is charged a $40 fee.',
+      'Hours: the desk is open 8 to 5.',
+      `Parking: ${'the garage on the east side of the building has spaces for patients and visitors, with ramps and lifts, '.repeat(4)}`,
+    ];
+    const together = await judge.score(question, units);
+    for (const [i, unit] of units.entries()) expect(together[i]).toBe((await judge.score(question, [unit]))[0]);
+    const scope = await loadScopeClassifier(SCOPE_MODEL);
+    const messages = ['can i reschedule my physical', `i have a question about parking ${'and about the bus routes and the ramps '.repeat(6)}`];
+    const classified = await scope.classify(messages);
+    for (const [i, message] of messages.entries()) expect(classified[i]).toEqual((await scope.classify([message]))[0]);
+  });
+});

@@ -7,8 +7,8 @@ import math
 import os
 import shutil
 import time
-from pathlib import Path
 
+import numpy as np
 import onnx
 import torch
 from onnx import numpy_helper
@@ -120,6 +120,19 @@ def export(model, sample, out):
 def int8_session(out):
     import onnxruntime as ort
     return ort.InferenceSession(str(out / "model_quantized.onnx"), providers=["CPUExecutionProvider"])
+
+
+def int8_probabilities(sess, encode, rows):
+    """Class probabilities of the int8 model for each row, one row per run as the product scores
+    (src/model/pinned.ts): dynamic quantization scales activations over the whole input tensor, so
+    in a padded batch a row's probabilities would depend on the rows read with it."""
+    out = []
+    for r in rows:
+        enc = encode([r])
+        logits = sess.run(["logits"], {k: enc[k].numpy() for k in ["input_ids", "attention_mask", "token_type_ids"]})[0][0]
+        e = np.exp(logits - logits.max())
+        out.append(e / e.sum())
+    return np.array(out, dtype=np.float64)
 
 
 def sha256(path):

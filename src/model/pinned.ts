@@ -83,34 +83,30 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
   } catch (error) {
     throw wrapError('MODEL_UNAVAILABLE', `cannot load the ${what} ${path.join(folder.dir, MODEL_FILE)}`, error);
   }
+  const run = async (text: string, pair: string | undefined): Promise<number[]> => {
+    const encoded = tokenizer(text, { ...(pair === undefined ? {} : { text_pair: pair }), truncation: true, max_length: manifest.max_length });
+    const ids = encoded.input_ids as { data: BigInt64Array; dims: number[] };
+    // The tokenizer cuts a long pair at the end, [SEP] included; close it again as the training tokenizer did.
+    if (pair !== undefined) ids.data[ids.data.length - 1] = SEP;
+    const feeds = Object.fromEntries(
+      (['input_ids', 'attention_mask', 'token_type_ids'] as const).map((name) => {
+        const t = encoded[name] as { data: BigInt64Array; dims: number[] };
+        return [name, new ort.Tensor('int64', t.data, t.dims)];
+      }),
+    );
+    const { logits } = await session.run(feeds);
+    const data = logits?.data as Float32Array;
+    return softmax(data, 0, data.length);
+  };
   return {
     manifest,
     sha256: folder.manifestSha256,
     async probabilities(texts, pairs) {
-      if (texts.length === 0) return [];
-      const encoded = tokenizer([...texts], {
-        ...(pairs === undefined ? {} : { text_pair: [...pairs] }),
-        padding: true,
-        truncation: true,
-        max_length: manifest.max_length,
-      });
-      const tensors = Object.fromEntries(
-        (['input_ids', 'attention_mask', 'token_type_ids'] as const).map((name) => [name, encoded[name] as { data: BigInt64Array; dims: number[] }]),
-      ) as Record<'input_ids' | 'attention_mask' | 'token_type_ids', { data: BigInt64Array; dims: number[] }>;
-      if (pairs !== undefined) {
-        // The tokenizer cuts a long pair at the end, [SEP] included; close it again as the training tokenizer did.
-        const [rows = 0, width = 0] = tensors.input_ids.dims;
-        for (let r = 0; r < rows; r += 1) {
-          let last = r * width;
-          for (let c = 0; c < width; c += 1) if (tensors.attention_mask.data[r * width + c] === 1n) last = r * width + c;
-          tensors.input_ids.data[last] = SEP;
-        }
-      }
-      const feeds = Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name, new ort.Tensor('int64', t.data, t.dims)]));
-      const { logits } = await session.run(feeds);
-      const data = logits?.data as Float32Array;
-      const classes = logits?.dims[1] ?? 0;
-      return texts.map((_, i) => softmax(data, i * classes, classes));
+      // One input per run: dynamic int8 quantization scales activations over the whole input tensor,
+      // so in a padded batch a text's probabilities would depend on the texts read with it.
+      const out: number[][] = [];
+      for (const [i, text] of texts.entries()) out.push(await run(text, pairs?.[i]));
+      return out;
     },
   };
 }

@@ -29,7 +29,7 @@ const ManifestSchema = ModelManifestSchema.extend({
  */
 export const SCOPE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
-  manifestSha256: 'f2630da31237c5ad15cbf26e9936b09edbb8a6e34dccb3728104359ecf4ffd82',
+  manifestSha256: 'ab23522d600a8768e802018793e3558285fe5cbbde3f868a578157104e5ef91a',
 };
 
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */

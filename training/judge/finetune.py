@@ -9,11 +9,10 @@ import argparse, json, os, random, sys
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from minilm import batches, export, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
+from minilm import export, int8_probabilities, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
 
 LABELS = ["other", "answers"]
 
@@ -101,13 +100,7 @@ def main():
     sess = int8_session(out)
 
     def scores(rs):
-        s = np.zeros(len(rs))
-        for idx, b in batches(rs, 32, False, rng, length):
-            enc = encode(b)
-            logits = sess.run(["logits"], {k: enc[k].numpy() for k in ["input_ids", "attention_mask", "token_type_ids"]})[0]
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            s[idx] = (e / e.sum(axis=1, keepdims=True))[:, 1]
-        return s
+        return int8_probabilities(sess, encode, rs)[:, 1]
 
     def pr(rs, s, t):
         tp = sum(1 for r, x in zip(rs, s) if x >= t and r["label"] == 1)
