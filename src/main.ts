@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
-import { commitDigest, openPolicyIndex, readManifest, type PolicyIndex } from './index-store/index.js';
+import { acquireWriterLease, commitDigest, createS3Location, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type PolicyIndex } from './index-store/index.js';
 import { checkGguf, createExtractiveGenerator, type GENERATOR_KINDS, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { deploymentNames } from './policy/index.js';
@@ -149,11 +149,40 @@ export function checkpointingOf(config: Config, privateKey: KeyObject): Checkpoi
     file: config.checkpoints,
     every: config.checkpointEvery,
     indexDigest: async () => {
-      const manifest = await readManifest(config.dataDir);
-      return manifest === null ? null : commitDigest(config.dataDir, manifest.seq);
+      const location = indexLocationOf(config);
+      const manifest = await readManifest(location);
+      return manifest === null ? null : commitDigest(location, manifest.seq);
     },
     clock: () => new Date(),
   };
+}
+
+/** The index of this configuration as it is stored: its data folder, or its prefix on object storage (CITETRACE_INDEX). */
+export function indexLocationOf(config: Config): IndexAt {
+  return config.index === undefined ? config.dataDir : createS3Location(config.index);
+}
+
+/** The folder a reader opens: the data folder, or its local copy of an index on object storage (indexCache). */
+export const indexFolderOf = (config: Config): string => (config.index === undefined ? config.dataDir : config.indexCache);
+
+/** Open the committed index for reading; an index on object storage is first copied up to its latest commit. */
+export async function openReadableIndex(config: Config): Promise<PolicyIndex> {
+  if (config.index !== undefined) await syncIndexCache({ from: createS3Location(config.index), dir: config.indexCache });
+  return openPolicyIndex({ dataDir: indexFolderOf(config) });
+}
+
+/**
+ * Where ingest writes: the data folder (its lock file keeps writers apart), or the index on object
+ * storage under this process's writer lease in PostgreSQL, held until `release`. A second
+ * ingester of the same index is refused (INDEX_LEASED, exit 2).
+ */
+export async function openIndexWriter(config: Config): Promise<{ readonly location: IndexAt; release(): Promise<void> }> {
+  if (config.index === undefined) return { location: config.dataDir, release: () => Promise.resolve() };
+  if (!isPostgresUrl(config.traces)) {
+    throw new CitetraceError('BAD_INPUT', `writing the index ${config.index.uri} takes the writer lease in PostgreSQL: set CITETRACE_TRACES to a postgres:// URL`);
+  }
+  const lease = await acquireWriterLease({ url: config.traces, where: createS3Location(config.index).where });
+  return { location: createS3Location(config.index, lease), release: () => lease.release() };
 }
 
 /** OTLP export when an endpoint is configured (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); otherwise no spans at all. */
@@ -196,7 +225,7 @@ export async function openRuntime(options: {
   // Independent start-up work runs together: the index opens and the models load while the
   // others parse (a cold `citetrace ask` is mostly this).
   const [index, embedder, store, telemetry, models] = await Promise.all([
-    openPolicyIndex({ dataDir: config.dataDir }),
+    openReadableIndex(config),
     options.embedder ?? createEmbedder(config, options.onProgress),
     createTraceStore(config),
     options.telemetry ?? createTelemetry(config),

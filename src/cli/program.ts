@@ -6,6 +6,7 @@ import { isPostgresUrl, loadConfig, type Config } from '../config/index.js';
 import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema, type KeyRole } from '../domain/index.js';
 import { enumArg, intArg, parseDate } from './args.js';
 import type { Embedder } from '../embed/index.js';
+import type { IndexAt } from '../index-store/index.js';
 import { registerAuditCommands } from './audit-commands.js';
 
 // Start-up time is a feature: `citetrace --help` loads commander and the schemas only. Every
@@ -123,6 +124,15 @@ export function buildProgram(io: Io): Command {
   const progress = (message: string): void => {
     io.err(`${message}\n`);
   };
+  /** Run an index write with the index's writer (the data folder, or object storage under the writer lease), released after. */
+  const withIndexWriter = async <T>(cfg: Config, work: (location: IndexAt) => Promise<T>): Promise<T> => {
+    const writer = await (await main()).openIndexWriter(cfg);
+    try {
+      return await work(writer.location);
+    } finally {
+      await writer.release();
+    }
+  };
 
   program
     .command('ingest')
@@ -131,11 +141,13 @@ export function buildProgram(io: Io): Command {
     .action(async (dir: string) => {
       const cfg = dataConfig('writes-index');
       const [{ createEmbedder }, { ingestRepository }, { formatIngest }] = await Promise.all([main(), ingest(), ingestFormat()]);
-      await interruptible(async (signal) => {
-        const embedder = await createEmbedder(cfg, progress, 'bulk');
-        const report = await ingestRepository({ root: dir, dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal });
-        io.out(`${formatIngest(report)}\n`);
-      });
+      await withIndexWriter(cfg, (location) =>
+        interruptible(async (signal) => {
+          const embedder = await createEmbedder(cfg, progress, 'bulk');
+          const report = await ingestRepository({ root: dir, dataDir: location, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal });
+          io.out(`${formatIngest(report)}\n`);
+        }),
+      );
     });
 
   program
@@ -145,32 +157,34 @@ export function buildProgram(io: Io): Command {
     .action(async (dir: string) => {
       const cfg = dataConfig('writes-index');
       const [{ createEmbedder }, { watchRepository }, { formatIngest, formatSkipped }] = await Promise.all([main(), ingest(), ingestFormat()]);
-      const embedder = await createEmbedder(cfg, progress, 'bulk');
-      const watcher = watchRepository({
-        root: dir,
-        dataDir: cfg.dataDir,
-        embedder,
-        limits: cfg.ingest,
-        onProgress: progress,
-        now: new Date(),
-        clock: () => new Date(),
-        onIngest: (report) => {
-          io.out(`${formatIngest(report)}\n`);
-        },
-        onError: (error) => {
-          const lines = (error instanceof Error ? error.message : String(error)).split('\n');
-          io.err(`${lines.map((line) => `refused: ${line}`).join('\n')}\n(the index stays at its last commit)\n`);
-        },
-        onSkip: (entry) => {
-          io.err(`${formatSkipped([entry]).join('\n')}\n`);
-        },
+      await withIndexWriter(cfg, async (location) => {
+        const embedder = await createEmbedder(cfg, progress, 'bulk');
+        const watcher = watchRepository({
+          root: dir,
+          dataDir: location,
+          embedder,
+          limits: cfg.ingest,
+          onProgress: progress,
+          now: new Date(),
+          clock: () => new Date(),
+          onIngest: (report) => {
+            io.out(`${formatIngest(report)}\n`);
+          },
+          onError: (error) => {
+            const lines = (error instanceof Error ? error.message : String(error)).split('\n');
+            io.err(`${lines.map((line) => `refused: ${line}`).join('\n')}\n(the index stays at its last commit)\n`);
+          },
+          onSkip: (entry) => {
+            io.err(`${formatSkipped([entry]).join('\n')}\n`);
+          },
+        });
+        // Ctrl-C during the first ingest interrupts it too (and it is undone), not only once watching.
+        const stopped = untilSignal(() => watcher.close());
+        if ((await Promise.race([watcher.ready.then(() => 'ready' as const), stopped])) === 'ready') {
+          io.err(`watching ${dir} (Ctrl-C to stop)\n`);
+          await stopped;
+        }
       });
-      // Ctrl-C during the first ingest interrupts it too (and it is undone), not only once watching.
-      const stopped = untilSignal(() => watcher.close());
-      if ((await Promise.race([watcher.ready.then(() => 'ready' as const), stopped])) === 'ready') {
-        io.err(`watching ${dir} (Ctrl-C to stop)\n`);
-        await stopped;
-      }
     });
 
   program
@@ -351,8 +365,10 @@ export function buildProgram(io: Io): Command {
       if (opts.serve) await (await http()).assertCanListen({ host: cfg.host, port: cfg.port });
       const [{ createEmbedder, openRuntime }, { ingestRepository }, { createSqliteKeyStore }, { formatIngest }, { formatTrace }] = await Promise.all([main(), ingest(), auth(), ingestFormat(), format()]);
       const embedder = await createEmbedder(cfg, progress);
-      const report = await interruptible((signal) =>
-        ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: cfg.dataDir, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal }),
+      const report = await withIndexWriter(cfg, (location) =>
+        interruptible((signal) =>
+          ingestRepository({ root: path.relative(process.cwd(), DEMO_CORPUS) || '.', dataDir: location, embedder, now: new Date(), onProgress: progress, limits: cfg.ingest, signal }),
+        ),
       );
       io.out(`${formatIngest(report)}\n\n`);
       if (!opts.serve) {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
 import type { IndexReport, VerifyReport } from '../eval/index.js';
-import type { PolicyIndex } from '../index-store/index.js';
+import type { IndexAt, PolicyIndex } from '../index-store/index.js';
 import type { AuditIo } from './audit-commands.js';
 
 // Loaded by the command that runs, not at start-up (see program.ts).
@@ -23,14 +23,14 @@ interface VerifyOptions {
  * The traces part of `verify`: the store read-only, the signed checkpoints (with --public-key)
  * and kept heads (--against) as anchors the chain walk must reach. Nothing is written.
  */
-async function verifyStore(config: Config, index: PolicyIndex, id: string | undefined, opts: VerifyOptions): Promise<VerifyReport> {
+async function verifyStore(config: Config, index: PolicyIndex, location: IndexAt, id: string | undefined, opts: VerifyOptions): Promise<VerifyReport> {
   const [{ checkpointEvidence, keptHeads, readPublicKey, verifyTraces }, { createTraceStore }, { readCheckpoints }] = await Promise.all([evaluation(), main(), traceModule()]);
   const publicKey = opts.publicKey === undefined ? null : await readPublicKey(opts.publicKey);
   const kept = opts.against === undefined ? null : await keptHeads(opts.against, publicKey);
   const store = await createTraceStore(config, { readonly: true });
   try {
-    const signed = publicKey === null ? null : await checkpointEvidence({ lines: await readCheckpoints(config.checkpoints), file: config.checkpoints, publicKey, store, dataDir: config.dataDir });
-    const report = await verifyTraces({ store, index, dataDir: config.dataDir, traceId: id, anchors: [...(signed?.anchors ?? []), ...(kept?.anchors ?? [])] });
+    const signed = publicKey === null ? null : await checkpointEvidence({ lines: await readCheckpoints(config.checkpoints), file: config.checkpoints, publicKey, store, dataDir: location });
+    const report = await verifyTraces({ store, index, dataDir: location, traceId: id, anchors: [...(signed?.anchors ?? []), ...(kept?.anchors ?? [])] });
     return { ...report, store: [...report.store, ...(signed?.findings ?? []), ...(kept?.findings ?? [])] };
   } finally {
     await store.close();
@@ -67,11 +67,13 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
       if (id !== undefined && chain) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all (which --public-key and --against imply), not both');
       if (id === undefined && !chain && opts.index !== true) throw new CitetraceError('BAD_INPUT', 'give a trace id, --all or --index');
       const config = io.config();
-      const [{ findingsOf, verifyIndex }, { changedIndexFiles, openPolicyIndex, readManifest }] = await Promise.all([evaluation(), indexStore()]);
+      const [{ findingsOf, verifyIndex }, { changedIndexFiles, readManifest }, { indexLocationOf, openReadableIndex }] = await Promise.all([evaluation(), indexStore(), main()]);
       // Index files first, by their committed sha256 and without LanceDB: a changed data file can make LanceDB's
       // reader panic (a Rust backtrace on stderr) instead of failing, so a changed file is named and the index not opened.
-      const manifest = await readManifest(config.dataDir).catch(() => null);
-      const changed = manifest?.files === undefined ? [] : await changedIndexFiles(config.dataDir, manifest.files);
+      // An index on object storage is checked there, where it is kept, not in a reader's copy.
+      const location = indexLocationOf(config);
+      const manifest = await readManifest(location).catch(() => null);
+      const changed = manifest?.files === undefined ? [] : await changedIndexFiles(location, manifest.files);
       if (changed.length > 0) {
         const findings = [...changed, 'the index was not opened, so no trace was checked against it: restore the data folder from a backup or re-ingest into a new one'];
         const indexReport: IndexReport = { revisions: 0, passages: 0, findings };
@@ -79,10 +81,10 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
         else printText(io, null, indexReport);
         throw new CitetraceError('VERIFY_FAILED', `verification failed: ${findings.length} finding(s)`);
       }
-      const index = await openPolicyIndex({ dataDir: config.dataDir });
+      const index = await openReadableIndex(config);
       try {
-        const traces = id === undefined && !chain ? null : await verifyStore(config, index, id, opts);
-        const indexReport = opts.index === true ? await verifyIndex({ index, dataDir: config.dataDir }) : null;
+        const traces = id === undefined && !chain ? null : await verifyStore(config, index, location, id, opts);
+        const indexReport = opts.index === true ? await verifyIndex({ index, dataDir: location }) : null;
         const findings = [...(traces === null ? [] : findingsOf(traces)), ...(indexReport?.findings ?? [])];
         if (opts.json === true) io.out(`${JSON.stringify({ ok: findings.length === 0, findings, traces, index: indexReport }, null, 2)}\n`);
         else printText(io, traces, indexReport);

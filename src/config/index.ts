@@ -13,6 +13,24 @@ export const ConfigSchema = z.object({
     maxPageBytes: z.number().int().min(1),
     maxFiles: z.number().int().min(1),
   }),
+  /**
+   * An index on S3-compatible object storage (CITETRACE_INDEX=s3://bucket/prefix, with the AWS_*
+   * variables); absent: the index is in the data folder. Readers keep a local copy (indexCache).
+   */
+  index: z
+    .object({
+      uri: z.string().regex(/^s3:\/\/[^/]+/u, 'CITETRACE_INDEX must be s3://bucket/prefix'),
+      endpoint: z.url().optional(),
+      region: z.string().min(1),
+      accessKeyId: z.string().min(1),
+      secretAccessKey: z.string().min(1),
+      sessionToken: z.string().min(1).optional(),
+    })
+    .optional(),
+  /** Where a reader keeps its copy of the committed snapshot of an index on object storage (CITETRACE_INDEX_CACHE, default <dataDir>/index-cache). */
+  indexCache: z.string().min(1),
+  /** How often a service looks for a new index commit, in ms (CITETRACE_INDEX_POLL_MS). */
+  indexPollMs: z.number().int().min(50).max(600_000),
   /** SQLite file path (default <dataDir>/traces.sqlite) or, later, a postgres:// URL. */
   traces: z.string().min(1),
   /**
@@ -142,9 +160,27 @@ export function loadConfig(input: ConfigInput): Config {
   const cacheHome = env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
   const otlpEndpoint = otlpTracesEndpoint(env);
   const localLlmFile = input.llm ?? (env.CITETRACE_LLM_GGUF === '' ? undefined : env.CITETRACE_LLM_GGUF);
+  const indexUri = env.CITETRACE_INDEX?.trim() ?? '';
+  if (indexUri !== '' && (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY)) {
+    throw new CitetraceError('BAD_INPUT', `configuration: CITETRACE_INDEX ${indexUri} is on object storage: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`);
+  }
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   const parsed = ConfigSchema.safeParse({
     dataDir,
     dataDirFrom,
+    index:
+      indexUri === ''
+        ? undefined
+        : {
+            uri: indexUri,
+            endpoint,
+            region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+            accessKeyId: env.AWS_ACCESS_KEY_ID,
+            secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+            sessionToken: env.AWS_SESSION_TOKEN || undefined,
+          },
+    indexCache: env.CITETRACE_INDEX_CACHE ?? path.join(dataDir, 'index-cache'),
+    indexPollMs: intFrom(env.CITETRACE_INDEX_POLL_MS, 500),
     ingest: {
       maxPageBytes: intFrom(env.CITETRACE_MAX_PAGE_BYTES, DEFAULT_MAX_PAGE_BYTES),
       maxFiles: intFrom(env.CITETRACE_MAX_FILES, DEFAULT_MAX_FILES),

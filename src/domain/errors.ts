@@ -20,6 +20,10 @@ export const ERROR_CODES = {
   VERIFY_FAILED: { exit: 1, http: 409 },
   /** An index file cannot be read (corrupted or truncated): one line naming it, never a panic. */
   INDEX_CORRUPT: { exit: 2, http: 500 },
+  /** Object storage holding the index is unreachable or refuses the credentials: one line naming it. */
+  STORAGE_UNAVAILABLE: { exit: 2, http: 503 },
+  /** Another process holds the index writer lease: one ingester writes an index. */
+  INDEX_LEASED: { exit: 2, http: 409 },
   /** A quality gate asked for on the command line was missed (eval thresholds, replay --fail-on-change). */
   GATE_FAILED: { exit: 3, http: 409 },
 } as const satisfies Record<string, { readonly exit: 1 | 2 | 3; readonly http: number }>;

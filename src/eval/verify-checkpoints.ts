@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CitetraceError, wrapError } from '../domain/index.js';
-import { commitDigest } from '../index-store/index.js';
+import { commitDigest, type IndexAt } from '../index-store/index.js';
 import { checkpointSignatureValid, keyIdOf, parseCheckpointLine, purgesDigest, type Checkpoint, type CheckpointLine, type PurgeRecord, type TraceStore } from '../trace/index.js';
 import type { Anchor } from './verify.js';
 
@@ -41,7 +41,7 @@ export async function checkpointEvidence(options: {
   readonly file: string;
   readonly publicKey: KeyObject;
   readonly store: TraceStore;
-  readonly dataDir: string;
+  readonly dataDir: IndexAt;
 }): Promise<CheckpointEvidence> {
   const { lines, publicKey } = options;
   if (lines.length === 0) return { anchors: [], findings: [`checkpoints: none in ${options.file}`] };

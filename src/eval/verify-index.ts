@@ -6,6 +6,7 @@ import {
   revisionFacts,
   type IndexEvidence,
   type PassageFacts,
+  type IndexAt,
   type PolicyIndex,
   type RevisionFacts,
   type StoredPassageRow,
@@ -84,7 +85,7 @@ function indexFindings(evidence: IndexEvidence, options: { readonly present: rea
   return findings;
 }
 
-export async function verifyIndex(options: { readonly index: PolicyIndex; readonly dataDir: string }): Promise<IndexReport> {
+export async function verifyIndex(options: { readonly index: PolicyIndex; readonly dataDir: IndexAt }): Promise<IndexReport> {
   const evidence = await options.index.evidence();
   const assistants = new Map<number, AssistantConfig>();
   for (const seq of new Set(evidence.revisions.map((r) => r.ingest_seq))) {

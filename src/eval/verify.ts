@@ -1,5 +1,5 @@
 import { selectInForce, TraceSchema, type IsoDate, type RevisionId, type RevisionMeta, type Role, type SourceId, type Trace } from '../domain/index.js';
-import { readCommit, snapshotIdOf, type PolicyIndex } from '../index-store/index.js';
+import { readCommit, snapshotIdOf, type IndexAt, type PolicyIndex } from '../index-store/index.js';
 import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
 import { createPurgeLedger } from './verify-purges.js';
 
@@ -41,7 +41,7 @@ type CommitView =
 
 interface VerifyContext {
   readonly index: PolicyIndex;
-  readonly dataDir: string;
+  readonly dataDir: IndexAt;
   /** Computed once per run: 100k traces cite the same few revisions and commits. */
   readonly bodies: Map<RevisionId, Promise<string | null>>;
   readonly commits: Map<number, Promise<CommitView>>;
@@ -179,7 +179,7 @@ function createAnchorCheck(anchors: readonly Anchor[]): {
 export async function verifyTraces(options: {
   readonly store: TraceStore;
   readonly index: PolicyIndex;
-  readonly dataDir: string;
+  readonly dataDir: IndexAt;
   /** One trace, or every trace in chain order when omitted. */
   readonly traceId?: string | undefined;
   /** Heads kept outside the store, checked when every trace is (RFC 9162's consistency check, by walking the chain). */

@@ -192,16 +192,27 @@ export function registerApi(app: FastifyInstance, ctx: ServiceContext, keys: Key
           200: z.object({
             status: z.literal('ok'),
             index_snapshot: z.string(),
+            index: z.object({
+              state: z.enum(['current', 'stale']),
+              commit: z.number().int(),
+              error: z.string().nullable(),
+              checked_at: z.string().nullable(),
+            }),
             generator: z.object({ kind: z.enum(GENERATOR_KINDS), id: z.string(), note: z.string().nullable() }),
           }),
         },
       },
     },
-    () => ({
-      status: 'ok' as const,
-      index_snapshot: ctx.runtime().index.snapshotId,
-      generator: ctx.runtime().generation,
-    }),
+    () => {
+      const runtime = ctx.runtime();
+      const index = ctx.indexStatus();
+      return {
+        status: 'ok' as const,
+        index_snapshot: runtime.index.snapshotId,
+        index: { state: index.state, commit: runtime.index.manifest.seq, error: index.error, checked_at: index.checkedAt },
+        generator: runtime.generation,
+      };
+    },
   );
 
   api.get('/metrics', { preHandler: operator, schema: { summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {

@@ -6,6 +6,9 @@ export interface ServiceMetrics {
   readonly registry: Registry;
   observeAsk(trace: Trace, seconds: number): void;
   observeRequest(route: string, status: number, seconds: number): void;
+  /** The index commit answering, and whether a newer one could not be read or opened. */
+  observeIndex(state: { readonly seq: number; readonly stale: boolean }): void;
+  observeIndexFailure(): void;
 }
 
 export function createServiceMetrics(): ServiceMetrics {
@@ -25,6 +28,13 @@ export function createServiceMetrics(): ServiceMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
     registers: [registry],
   });
+  const indexCommit = new Gauge({ name: 'citetrace_index_commit', help: 'Sequence number of the index commit answering questions', registers: [registry] });
+  const indexStale = new Gauge({
+    name: 'citetrace_index_stale',
+    help: '1 when the last check could not read the index manifest or open a newer commit (the last good one answers), else 0',
+    registers: [registry],
+  });
+  const indexFailures = new Counter({ name: 'citetrace_index_check_failures_total', help: 'Index checks that could not read the manifest or open a newer commit', registers: [registry] });
   let asked = 0;
   let abstained = 0;
   let shown = 0;
@@ -62,6 +72,13 @@ export function createServiceMetrics(): ServiceMetrics {
     },
     observeRequest(route, status, seconds) {
       httpSeconds.observe({ route, status: String(status) }, seconds);
+    },
+    observeIndex({ seq, stale }) {
+      indexCommit.set(seq);
+      indexStale.set(stale ? 1 : 0);
+    },
+    observeIndexFailure() {
+      indexFailures.inc();
     },
   };
 }

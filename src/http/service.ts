@@ -1,13 +1,12 @@
-import { watchFile, unwatchFile } from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { KeyStore } from '../auth/index.js';
 import type { Config } from '../config/index.js';
 import type { Embedder } from '../embed/index.js';
-import { createTelemetry, loadSharedModels, openRuntime, type Runtime } from '../main.js';
+import { readManifest, snapshotIdOf } from '../index-store/index.js';
+import { createTelemetry, indexFolderOf, indexLocationOf, loadSharedModels, openRuntime, type Runtime } from '../main.js';
 import type { AdmissionLimits } from './admission.js';
 import { buildApp } from './app.js';
-import type { ServiceContext } from './context.js';
+import type { IndexStatus, ServiceContext } from './context.js';
 import { listenFailure, type ListenAddress } from './listen.js';
 import { createServiceMetrics } from './metrics.js';
 
@@ -23,8 +22,11 @@ export interface Service {
 
 /**
  * The running service: one runtime at a time, swapped for a fresh one when an ingest commits a
- * new manifest (watch or ingest in another process), so answers always come from the latest
- * commit; the previous runtime is closed once requests in flight are done.
+ * new manifest (watch or ingest in another process, on this machine or, for an index on object
+ * storage, anywhere), so answers come from the latest commit within CITETRACE_INDEX_POLL_MS plus
+ * the time to open it; the previous runtime is closed once requests in flight are done. When the
+ * manifest cannot be read or a new commit cannot be opened, the last good runtime keeps
+ * answering and the index status says so (GET /healthz, /metrics) until a later check succeeds.
  */
 export async function createService(options: {
   readonly config: Config;
@@ -50,25 +52,47 @@ export async function createService(options: {
     if (inFlight > 0) return;
     await Promise.all(retired.splice(0).map((r) => r.close()));
   };
-  const manifest = path.join(options.config.dataDir, 'manifest.json');
-  let reloading = Promise.resolve();
-  watchFile(manifest, { interval: 500 }, () => {
-    reloading = reloading.then(async () => {
-      const next = await open().catch(() => null);
-      if (next === null || next.index.snapshotId === current.index.snapshotId) {
-        await next?.close();
-        return;
-      }
-      retired.push(current);
-      current = next;
-      await closeRetired();
-    });
-  });
-
   const metrics = createServiceMetrics();
+  const location = indexLocationOf(options.config);
+  let index: IndexStatus = { state: 'current', error: null, checkedAt: null };
+  const refresh = async (): Promise<void> => {
+    const checkedAt = clock().toISOString();
+    try {
+      const manifest = await readManifest(location);
+      if (manifest !== null && snapshotIdOf(manifest) !== current.index.snapshotId) {
+        const next = await open();
+        if (next.index.snapshotId === current.index.snapshotId) await next.close();
+        else {
+          retired.push(current);
+          current = next;
+          await closeRetired();
+        }
+      }
+      index = { state: 'current', error: null, checkedAt };
+    } catch (error) {
+      index = { state: 'stale', error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error', checkedAt };
+      metrics.observeIndexFailure();
+    }
+    metrics.observeIndex({ seq: current.index.manifest.seq, stale: index.state === 'stale' });
+  };
+  metrics.observeIndex({ seq: current.index.manifest.seq, stale: false });
+  // One check at a time, the next one a poll interval after the last ended.
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let reloading = Promise.resolve();
+  const schedule = (): void => {
+    timer = setTimeout(() => {
+      reloading = refresh().finally(() => {
+        if (!closed) schedule();
+      });
+    }, options.config.indexPollMs);
+  };
+  schedule();
+
   const context: ServiceContext = {
-    dataDir: options.config.dataDir,
+    dataDir: indexFolderOf(options.config),
     runtime: () => current,
+    indexStatus: () => index,
     today: () => clock().toISOString().slice(0, 10),
     metrics,
     async ask(request) {
@@ -104,7 +128,8 @@ export async function createService(options: {
       }
     },
     async close() {
-      unwatchFile(manifest);
+      closed = true;
+      clearTimeout(timer);
       await app.close();
       await reloading;
       await Promise.all([current, ...retired].map((r) => r.close()));

@@ -1,12 +1,10 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { CitetraceError, wrapError, type Passage, type Revision, type RevisionId } from '../domain/index.js';
 import { passageFacts, revisionFacts } from './evidence.js';
 import { digestIndexFiles } from './file-digests.js';
 import { hasField } from './filters.js';
-import { LANCE_DIR, readManifest, writeManifest, type Manifest } from './manifest.js';
-import { withWriteLock } from './write-lock.js';
+import { locate, type IndexAt } from './location.js';
+import { readManifest, writeManifest, type Manifest } from './manifest.js';
 import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE, passagesSchema, revisionsSchema, type PassageRow } from './schema.js';
 import { DEFAULT_VECTOR_INDEX, maintainOrdinalIndex, maintainVectorIndex, type VectorIndexPolicy } from './vector-index.js';
 
@@ -16,7 +14,8 @@ export interface EmbeddedPassage extends Passage {
 }
 
 export interface CommitRequest {
-  readonly dataDir: string;
+  /** A local data folder or an index on object storage. */
+  readonly dataDir: IndexAt;
   readonly repository: string;
   readonly assistant: Manifest['assistant'];
   readonly model: Manifest['model'];
@@ -77,11 +76,11 @@ async function rollBackTo(table: lancedb.Table, version: number): Promise<void> 
  * manifest is replaced, readers (and a later ingest) see the previous commit.
  */
 export async function commitIngest(request: CommitRequest): Promise<Manifest> {
-  const { dataDir, signal } = request;
-  return withWriteLock(dataDir, async () => {
-    await mkdir(path.join(dataDir, LANCE_DIR), { recursive: true });
-    const previous = await readManifest(dataDir);
-    const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
+  const { signal } = request;
+  const location = locate(request.dataDir);
+  return location.writing(async () => {
+    const previous = await readManifest(location);
+    const db = await location.connect();
     try {
       const names = await db.tableNames();
       if (previous === null) {
@@ -150,15 +149,15 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         model: request.model,
         tables: { revisions: await revisionsTable.version(), passages: await passagesTable.version() },
         present: [...request.present].sort(),
-        files: await digestIndexFiles(dataDir, previous?.files),
+        files: await digestIndexFiles(location, previous?.files),
       };
-      await writeManifest(dataDir, manifest);
+      await writeManifest(location, manifest);
       revisionsTable.close();
       passagesTable.close();
       return manifest;
     } catch (error) {
       if (signal?.aborted === true) throw signal.reason;
-      throw wrapError('INTERNAL', `index write failed in ${dataDir} (the previous commit is intact)`, error);
+      throw wrapError('INTERNAL', `index write failed in ${location.where} (the previous commit is intact)`, error);
     } finally {
       db.close();
     }

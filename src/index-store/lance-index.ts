@@ -1,5 +1,3 @@
-import path from 'node:path';
-import * as lancedb from '@lancedb/lancedb';
 import {
   CitetraceError,
   ChunkIdSchema,
@@ -16,7 +14,8 @@ import {
 } from '../domain/index.js';
 import { EVIDENCE_PASSAGE_COLUMNS, nullableString, strings, toStoredPassage, toStoredRevision, type IndexEvidence } from './evidence.js';
 import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED, type Scope } from './filters.js';
-import { LANCE_DIR, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
+import { locate, type IndexAt, type IndexLocation } from './location.js';
+import { readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
 import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
 
@@ -92,30 +91,32 @@ const PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'start', 'end', 't
  * A LanceDB or schema failure while reading the index (a flipped byte, a truncated file, a row
  * that is not what ingest writes) as one line: INDEX_CORRUPT, exit 2, never a panic or a trace.
  */
-function unreadable(dataDir: string, error: unknown): CitetraceError {
+function unreadable(where: string, error: unknown): CitetraceError {
   if (error instanceof CitetraceError) return error;
   const detail = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '') ?? 'unknown error';
-  return new CitetraceError('INDEX_CORRUPT', `index in ${dataDir} cannot be read (${detail.trim().slice(0, 300)}); restore the data folder from a backup or re-ingest into a new one`, { cause: error });
+  return new CitetraceError('INDEX_CORRUPT', `index in ${where} cannot be read (${detail.trim().slice(0, 300)}); restore the data folder from a backup or re-ingest into a new one`, { cause: error });
 }
 
 // LanceDB wants its score columns named when a search selects columns.
 const VECTOR_COLUMNS = [...PASSAGE_COLUMNS, '_distance'];
 const TEXT_COLUMNS = [...PASSAGE_COLUMNS, '_score'];
 
-export async function openPolicyIndex(options: { readonly dataDir: string }): Promise<PolicyIndex> {
+/** Open the committed snapshot of a local data folder or of an index on object storage. */
+export async function openPolicyIndex(options: { readonly dataDir: IndexAt }): Promise<PolicyIndex> {
+  const location = locate(options.dataDir);
   try {
-    return await openIndex(options.dataDir);
+    return await openIndex(location);
   } catch (error) {
-    throw unreadable(options.dataDir, error);
+    throw unreadable(location.where, error);
   }
 }
 
-async function openIndex(dataDir: string): Promise<PolicyIndex> {
-  const manifest = await readManifest(dataDir);
+async function openIndex(location: IndexLocation): Promise<PolicyIndex> {
+  const manifest = await readManifest(location);
   if (manifest === null) {
-    throw new CitetraceError('INDEX_EMPTY', `no index in ${dataDir}: run \`citetrace ingest DIR\` first`);
+    throw new CitetraceError('INDEX_EMPTY', `no index in ${location.where}: run \`citetrace ingest DIR\` first`);
   }
-  const db = await lancedb.connect(path.join(dataDir, LANCE_DIR));
+  const db = await location.connect();
   const revisionsTable = await db.openTable(REVISIONS_TABLE);
   const passagesTable = await db.openTable(PASSAGES_TABLE);
   await revisionsTable.checkout(manifest.tables.revisions);
@@ -151,7 +152,7 @@ async function openIndex(dataDir: string): Promise<PolicyIndex> {
   const present = new Set(manifest.present);
   // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
   const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
-  const guard = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(unreadable(dataDir, error)));
+  const guard = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(unreadable(location.where, error)));
 
   return {
     manifest,

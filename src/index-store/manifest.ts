@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { AssistantConfigSchema, CitetraceError, RevisionIdSchema } from '../domain/index.js';
+import { locate, type IndexAt } from './location.js';
 
 /**
  * The commit record of the index. LanceDB table versions give us atomic multi-table ingests:
@@ -44,38 +42,27 @@ export function snapshotIdOf(manifest: Manifest): string {
   return `${manifest.seq}:${digest.slice(0, 16)}`;
 }
 
-export async function readManifest(dataDir: string): Promise<Manifest | null> {
-  const file = path.join(dataDir, MANIFEST_FILE);
-  if (!existsSync(file)) return null;
-  const parsed = ManifestSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-  if (!parsed.success) throw new CitetraceError('INTERNAL', `${file}: not a citetrace index manifest`);
+export async function readManifest(at: IndexAt): Promise<Manifest | null> {
+  const location = locate(at);
+  const bytes = await location.read(MANIFEST_FILE);
+  if (bytes === null) return null;
+  const parsed = ManifestSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  if (!parsed.success) throw new CitetraceError('INTERNAL', `${location.where}/${MANIFEST_FILE}: not a citetrace index manifest`);
   return parsed.data;
 }
 
-async function writeDurably(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp`;
-  const handle = await open(tmp, 'w');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
-}
-
 export const COMMITS_DIR = 'commits';
-const commitFile = (dataDir: string, seq: number): string => path.join(dataDir, COMMITS_DIR, `${String(seq).padStart(8, '0')}.json`);
+export const commitPath = (seq: number): string => `${COMMITS_DIR}/${String(seq).padStart(8, '0')}.json`;
 
 /**
  * Commit: first keep this manifest in the commit log (an auditor resolves any trace's
  * index_snapshot to what was in force then), then replace the current manifest atomically.
  */
-export async function writeManifest(dataDir: string, manifest: Manifest): Promise<void> {
+export async function writeManifest(at: IndexAt, manifest: Manifest): Promise<void> {
+  const location = locate(at);
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
-  await mkdir(path.join(dataDir, COMMITS_DIR), { recursive: true });
-  await writeDurably(commitFile(dataDir, manifest.seq), text);
-  await writeDurably(path.join(dataDir, MANIFEST_FILE), text);
+  await location.write(commitPath(manifest.seq), text);
+  await location.write(MANIFEST_FILE, text);
 }
 
 /**
@@ -83,15 +70,13 @@ export async function writeManifest(dataDir: string, manifest: Manifest): Promis
  * records, this names the whole index as committed (signed into checkpoints). Null when the log
  * does not hold the commit.
  */
-export async function commitDigest(dataDir: string, seq: number): Promise<string | null> {
-  const file = commitFile(dataDir, seq);
-  if (!existsSync(file)) return null;
-  return `${seq}:sha256:${createHash('sha256').update(await readFile(file)).digest('hex')}`;
+export async function commitDigest(at: IndexAt, seq: number): Promise<string | null> {
+  const bytes = await locate(at).read(commitPath(seq));
+  return bytes === null ? null : `${seq}:sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
 /** The manifest of an earlier commit, or null when the log does not hold it. */
-export async function readCommit(dataDir: string, seq: number): Promise<Manifest | null> {
-  const file = commitFile(dataDir, seq);
-  if (!existsSync(file)) return null;
-  return ManifestSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+export async function readCommit(at: IndexAt, seq: number): Promise<Manifest | null> {
+  const bytes = await locate(at).read(commitPath(seq));
+  return bytes === null ? null : ManifestSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8')));
 }

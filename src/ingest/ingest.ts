@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CitetraceError, type Passage, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
-import { commitIngest, readManifest, openPolicyIndex, recoverInterruptedWrite, type EmbeddedPassage } from '../index-store/index.js';
+import { commitIngest, locate, readManifest, openPolicyIndex, type EmbeddedPassage, type IndexAt } from '../index-store/index.js';
 import { chunkRevision, searchTextOf } from './chunk.js';
 import type { FileProblem } from './parse.js';
 import { formatProblem, scanRepository, type IngestLimits, type SkippedEntry } from './repository.js';
@@ -25,7 +25,8 @@ export interface IngestReport {
 
 export interface IngestOptions {
   readonly root: string;
-  readonly dataDir: string;
+  /** A local data folder, or an index on object storage (with the writer lease). */
+  readonly dataDir: IndexAt;
   readonly embedder: Embedder;
   readonly now: Date;
   readonly onProgress?: (message: string) => void;
@@ -41,7 +42,8 @@ export interface IngestOptions {
  * Re-ingesting identical content writes nothing.
  */
 export async function ingestRepository(options: IngestOptions): Promise<IngestReport> {
-  const { root, dataDir, embedder } = options;
+  const { root, embedder } = options;
+  const dataDir = locate(options.dataDir);
   const { signal } = options;
   const scan = await scanRepository(root, options.limits);
   if (scan.problems.length > 0) {
@@ -49,14 +51,14 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
   }
   signal?.throwIfAborted();
   // An ingest killed mid-write left its lock and uncommitted files: undo them before reading.
-  if (await recoverInterruptedWrite(dataDir)) options.onProgress?.(`${dataDir}: undid an interrupted ingest (the previous commit is intact)`);
+  if (await dataDir.recover()) options.onProgress?.(`${dataDir.where}: undid an interrupted ingest (the previous commit is intact)`);
 
   const previous = await readManifest(dataDir);
   const known: ReadonlyMap<RevisionId, RevisionMeta> = previous === null ? new Map() : await knownRevisions(dataDir);
   if (previous !== null && previous.model.weights_sha256 !== embedder.weightsSha256) {
     throw new CitetraceError(
       'MODEL_MISMATCH',
-      `${dataDir}: index was built with ${previous.model.id} (${previous.model.weights_sha256.slice(0, 12)}), not ${embedder.modelId} (${embedder.weightsSha256.slice(0, 12)}); use a new --data folder`,
+      `${dataDir.where}: index was built with ${previous.model.id} (${previous.model.weights_sha256.slice(0, 12)}), not ${embedder.modelId} (${embedder.weightsSha256.slice(0, 12)}); use a new --data folder`,
     );
   }
   const labels = new Map<string, RevisionMeta>();
@@ -113,7 +115,7 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
   };
 }
 
-async function knownRevisions(dataDir: string): Promise<ReadonlyMap<RevisionId, RevisionMeta>> {
+async function knownRevisions(dataDir: IndexAt): Promise<ReadonlyMap<RevisionId, RevisionMeta>> {
   const index = await openPolicyIndex({ dataDir });
   try {
     return new Map(index.revisions);
