@@ -24,7 +24,7 @@ const ManifestSchema = ModelManifestSchema.extend({
 /** The shipped judge (int8 ONNX in models/judge); the manifest's hash is pinned here, every other file by the manifest. */
 export const JUDGE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/judge', import.meta.url)),
-  manifestSha256: '046b069f8bbc9b33da741acd351ea9c6ad0c485359c744b348e4ed3eedfe146e',
+  manifestSha256: '438fcbff49ece76704b6a3ab265f30412af679d57a63f78b2f0971e823786ae3',
 };
 
 export async function loadSupportJudge(options: PinnedModelFolder & { readonly threads?: number }): Promise<SupportJudge> {
