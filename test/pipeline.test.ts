@@ -6,6 +6,7 @@ import type { Runtime } from '../src/main.js';
 import type { Assistant } from '../src/pipeline/index.js';
 import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 import { SCOPE_MODEL } from '../src/scope/index.js';
+import { shippedInjectionDetector } from '../src/policy/index.js';
 import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
@@ -126,6 +127,9 @@ describe('the pipeline, outcome by outcome', () => {
     const trace = await ask('Is parking free at Harbor Clinic?');
     expect(trace.retrieved.some((r) => /Ignore previous instructions/u.test(r.text))).toBe(true);
     expect(trace.answer).not.toMatch(/all appointments are free|no insurance/u);
+    // The detector that kept it out of the units is recorded with the judge.
+    const detector = shippedInjectionDetector();
+    expect(trace.support_decision).toMatchObject({ injection: { model: detector.modelId, sha256: detector.sha256, threshold: detector.threshold } });
   });
 
   it('offers the generator only those of the first k labeled passages that hold a unit the judge found answering', async () => {

@@ -52,6 +52,8 @@ export type Retrieved = z.infer<typeof RetrievedSchema>;
  */
 export const JudgedSupportSchema = z.object({
   judge: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number() }),
+  /** The injection detector that kept text addressed to a machine reader out of the units (absent in traces stored before it was recorded). */
+  injection: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number() }).optional(),
   /** Units considered (judged or not): the judge reads at most this many per question. */
   units_total: z.number().int().nonnegative(),
   units: z.array(

@@ -9,7 +9,7 @@ import {
   type Revision,
   type RevisionId,
 } from '../domain/index.js';
-import { isInstruction } from '../policy/index.js';
+import { shippedInjectionDetector } from '../policy/index.js';
 import { canonicalContent, parsePolicyFile, type FileProblem } from './parse.js';
 import { DEFAULT_INGEST_LIMITS } from '../config/index.js';
 
@@ -126,10 +126,14 @@ export interface RepositoryScan {
 
 /** Lines of a body that read as instructions to an assistant; they are never used as answer sentences. */
 function instructionWarnings(file: string, text: string, body: string): FileProblem[] {
+  const detector = shippedInjectionDetector();
   const bodyLine = text.slice(0, text.length - body.length).split('\n').length;
-  return body.split('\n').flatMap((line, i) =>
-    isInstruction(line) ? [{ file, line: bodyLine + i, message: 'text addressed to an assistant, not to patients (possible prompt injection); it is never used as an answer' }] : [],
-  );
+  return body.split('\n').flatMap((line, i) => {
+    const score = detector.score(line);
+    if (score < detector.threshold) return [];
+    const decision = `${detector.modelId} sha256:${detector.sha256.slice(0, 12)} score ${score.toFixed(2)} >= ${detector.threshold}`;
+    return [{ file, line: bodyLine + i, message: `text addressed to an assistant, not to patients (possible prompt injection; ${decision}); it is never used as an answer` }];
+  });
 }
 
 export function formatProblem(p: FileProblem): string {

@@ -1,1 +1,1 @@
-export { loadPinnedClassifier, ModelManifestSchema, type PinnedClassifier, type PinnedModelFolder } from './pinned.js';
+export { loadPinnedClassifier, ModelManifestSchema, readPinnedFile, type PinnedClassifier, type PinnedModelFolder } from './pinned.js';

@@ -39,7 +39,8 @@ const MODEL_FILE = 'model_quantized.onnx';
 const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
 const SEP = 102n;
 
-function readPinned(what: string, file: string, expected: string): Buffer {
+/** A file's bytes, refused with one line when it is missing or its sha256 is not `expected`. */
+export function readPinnedFile(what: string, file: string, expected: string): Buffer {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -69,11 +70,11 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
 }): Promise<PinnedClassifier<z.output<S>>> {
   const { folder, what } = options;
   const manifestFile = path.join(folder.dir, 'manifest.json');
-  const manifest = options.schema.parse(JSON.parse(readPinned(what, manifestFile, folder.manifestSha256).toString('utf8')));
+  const manifest = options.schema.parse(JSON.parse(readPinnedFile(what, manifestFile, folder.manifestSha256).toString('utf8')));
   const pinned = (name: string): Buffer => {
     const expected = manifest.files[name];
     if (expected === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
-    return readPinned(what, path.join(folder.dir, name), expected);
+    return readPinnedFile(what, path.join(folder.dir, name), expected);
   };
   const [tokenizerJson, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object);
   const tokenizer = new BertTokenizer(tokenizerJson, tokenizerConfig);

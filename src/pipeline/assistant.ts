@@ -18,7 +18,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, mentionedEntities, normalizeQuestion, periodExclusion, routingMessage } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, mentionedEntities, normalizeQuestion, periodExclusion, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import {
@@ -95,10 +95,15 @@ interface Decision {
 
 const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope'>, Reason>;
 
-/** The judge's part of the trace: its identity and threshold, every unit it scored, and every unit a hard check excluded. */
-function supportRecord(support: SupportDecision): NonNullable<Trace['support_decision']> {
+/**
+ * The judge's part of the trace: its identity and threshold, the injection detector's (which kept
+ * text addressed to a machine reader out of the units), every unit it scored, and every unit a
+ * hard check excluded.
+ */
+function supportRecord(support: SupportDecision, injection: InjectionDetector): NonNullable<Trace['support_decision']> {
   return {
     judge: { ...support.judge },
+    injection: { model: injection.modelId, sha256: injection.sha256, threshold: injection.threshold },
     units_total: support.units.length,
     units: support.units.flatMap((u) =>
       u.score === null && u.excluded === null ? [] : [{ label: u.label, kind: u.kind, start: u.start, end: u.end, text: u.text, score: u.score, ...(u.excluded === null ? {} : { excluded: u.excluded }) }],
@@ -132,6 +137,8 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
  * generate from labeled passages -> validate -> redact -> persist the trace -> answer or abstain.
  */
 export function createAssistant(deps: AssistantDeps): Assistant {
+  // Loaded (and its pinned files checked) at start-up, not at the first question.
+  const injection = shippedInjectionDetector();
   const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = [], generation: Trace['generation'] = null): Decision => ({
     outcome: 'abstain',
     reason,
@@ -236,7 +243,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           });
           return judged;
         });
-        supportDecision = supportRecord(support);
+        supportDecision = supportRecord(support, injection);
         const best = new Map<string, number>();
         for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, judged: best.get(r.label) ?? 0 } : r));
