@@ -224,10 +224,12 @@ export async function openRuntime(options: {
   const { config } = options;
   // Independent start-up work runs together: the index opens and the models load while the
   // others parse (a cold `citetrace ask` is mostly this).
+  const opened = openReadableIndex(config);
   const [index, embedder, store, telemetry, models] = await Promise.all([
-    openReadableIndex(config),
+    opened,
     options.embedder ?? createEmbedder(config, options.onProgress),
-    createTraceStore(config),
+    // After the index: a trace store opened for an index that cannot be read would be left open (a PostgreSQL pool keeps the process alive).
+    opened.then(() => createTraceStore(config)),
     options.telemetry ?? createTelemetry(config),
     options.models ?? loadSharedModels(config, options.onProgress),
   ]);

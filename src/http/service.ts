@@ -54,7 +54,7 @@ export async function createService(options: {
   };
   const metrics = createServiceMetrics();
   const location = indexLocationOf(options.config);
-  let index: IndexStatus = { state: 'current', error: null, checkedAt: null };
+  let index: IndexStatus = { state: 'current', error: null, checkedAt: clock().toISOString() };
   const refresh = async (): Promise<void> => {
     const checkedAt = clock().toISOString();
     try {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CitetraceError } from '../domain/index.js';
 import { sha256Of } from './file-digests.js';
@@ -29,12 +30,20 @@ export async function syncIndexCache(options: { readonly from: IndexLocation; re
     const file = path.join(dir, ...rel.split('/'));
     return writeFileDurably(file, content, `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   };
-  const missing = (rel: string): boolean => !existsSync(path.join(dir, ...rel.split('/')));
-  for (const [rel, digest] of Object.entries(manifest.files).filter(([rel]) => missing(rel))) {
-    const content = await from.read(rel);
-    if (content === null) throw new CitetraceError('INDEX_CORRUPT', `${from.where}: file ${rel} of commit ${manifest.seq} is missing`);
-    if (sha256Of(content) !== digest) throw new CitetraceError('INDEX_CORRUPT', `${from.where}: file ${rel} differs from the digest commit ${manifest.seq} recorded`);
-    await put(rel, content);
+  const local = (rel: string): string => path.join(dir, ...rel.split('/'));
+  const missing = (rel: string): boolean => !existsSync(local(rel));
+  const unreadable = (rel: string, problem: string): CitetraceError =>
+    new CitetraceError('INDEX_CORRUPT', `${from.where}: commit ${manifest.seq} cannot be read: file ${rel} ${problem}`);
+  for (const [rel, digest] of Object.entries(manifest.files)) {
+    if (missing(rel)) {
+      const content = await from.read(rel);
+      if (content === null) throw unreadable(rel, 'is missing');
+      if (sha256Of(content) !== digest) throw unreadable(rel, 'differs from the digest the commit recorded');
+      await put(rel, content);
+    } else if ((cached?.files?.[rel] ?? sha256Of(await readFile(local(rel)))) !== digest) {
+      // A file already here was checked when it came; files never change, so neither may their digests.
+      throw unreadable(rel, 'differs from the digest the commit recorded');
+    }
   }
   // Only commits up to this one: a commit log entry past the manifest is a write that never
   // committed, and the next commit replaces it.
