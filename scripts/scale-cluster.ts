@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cp, mkdir } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
 import { createSqliteKeyStore } from '../src/auth/index.js';
 import { createS3Location, readManifest, type IndexLocation, type Manifest } from '../src/index-store/index.js';
+import { createPostgresTraceStore } from '../src/trace/index.js';
 
 /**
  * A scale-out deployment on this machine, for test/scale and bench/scale-out.ts: an S3-compatible
@@ -19,6 +20,17 @@ export const DEMO_CORPUS = path.join(ROOT, 'corpus');
 const BUCKET = 'citetrace';
 /** s3rver's built-in credentials. */
 export const S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } as const;
+
+/** Poll until `check` gives a value (not undefined or false), or fail after `ms`; a check that throws counts as not yet. */
+export async function until<T>(check: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined && value !== false) return value;
+    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 export interface ObjectStore {
   readonly endpoint: string;
@@ -244,4 +256,84 @@ export async function startCluster(options: { readonly dir: string; readonly pos
   await cluster.startWatcher();
   await Promise.all(Array.from({ length: options.instances }, () => cluster.startInstance()));
   return cluster;
+}
+
+export const NO_SHOW_QUESTION = 'How much is the no-show fee?';
+const NO_SHOW_POLICY = path.join('scheduling', 'cancellation-no-show.md');
+
+/**
+ * Publish a new revision of the no-show policy (its version and effective date `version`, its
+ * primary-care fee `fee`) the way a policy owner does: edit the file the watcher follows. Resolves
+ * once every instance answers `asOf` with the new revision: the commit, each instance's answer,
+ * and the time from the commit to it in ms (the commit moment is bounded by the last look at the
+ * object store that still saw the previous manifest, so delays are upper bounds).
+ */
+export async function publishRevision(cluster: Cluster, options: { readonly version: string; readonly fee: string; readonly asOf: string }): Promise<{ readonly manifest: Manifest; readonly answers: readonly { readonly body: AskBody; readonly delayMs: number }[] }> {
+  const before = await cluster.manifest();
+  const file = path.join(cluster.corpus, NO_SHOW_POLICY);
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, text.replace(/^(version|effective_date): .*$/gmu, `$1: ${options.version}`).replace(/\$\d+ no-show fee for a missed primary/u, `${options.fee} no-show fee for a missed primary`));
+  let lastOld = performance.now();
+  const manifest = await until(
+    async () => {
+      const now = performance.now();
+      const current = await cluster.manifest();
+      if (current.seq === before.seq) lastOld = now;
+      return current.seq > before.seq && current;
+    },
+    120_000,
+    'the watcher commits the edit',
+  );
+  const answers = await Promise.all(
+    cluster.instances.map(async (instance) => {
+      const body = await until(
+        async () => {
+          const { status, body } = await cluster.ask(instance, NO_SHOW_QUESTION, options.asOf);
+          return status === 200 && body.citations.some((c) => c.version === options.version) && body;
+        },
+        30_000,
+        `${instance.url} answers with revision ${options.version}`,
+      );
+      return { body, delayMs: performance.now() - lastOld };
+    }),
+  );
+  return { manifest, answers };
+}
+
+/**
+ * Keep `clients` clients asking one instance until `after` answers were acknowledged (HTTP 200),
+ * then kill it with SIGKILL while they keep asking; answers cut off by the kill were never
+ * acknowledged. Resolves with the acknowledged trace ids missing from the trace store (must be
+ * none). The killed instance is replaced by a new one.
+ */
+export async function killUnderLoad(cluster: Cluster, options: { readonly instance: number; readonly clients: number; readonly after: number; readonly asOf: string }): Promise<{ readonly acknowledged: number; readonly missing: readonly string[] }> {
+  const victim = cluster.instances[options.instance];
+  if (victim === undefined) throw new Error(`no instance ${options.instance}`);
+  const acknowledged: string[] = [];
+  let stop = false;
+  const clients = Array.from({ length: options.clients }, async () => {
+    while (!stop) {
+      try {
+        const { status, body } = await cluster.ask(victim, NO_SHOW_QUESTION, options.asOf);
+        if (status === 200) acknowledged.push(body.trace_id);
+      } catch {
+        return; // the connection died with the instance
+      }
+    }
+  });
+  await until(() => Promise.resolve(acknowledged.length >= options.after), 60_000, 'answers under load');
+  victim.process.child.kill('SIGKILL');
+  stop = true;
+  await Promise.all(clients);
+  await victim.process.exited;
+  cluster.instances.splice(options.instance, 1);
+  const store = await createPostgresTraceStore({ url: cluster.env.CITETRACE_TRACES ?? '', migrate: false });
+  const missing: string[] = [];
+  try {
+    for (const id of acknowledged) if ((await store.get(id)) === null) missing.push(id);
+  } finally {
+    await store.close();
+  }
+  await cluster.startInstance();
+  return { acknowledged: acknowledged.length, missing };
 }

@@ -1,9 +1,8 @@
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startCluster, type Cluster, type Instance } from '../../scripts/scale-cluster.js';
+import { killUnderLoad, NO_SHOW_QUESTION as QUESTION, publishRevision, runCli, startCluster, until, type Cluster, type Instance } from '../../scripts/scale-cluster.js';
 import { snapshotIdOf } from '../../src/index-store/index.js';
-import { createPostgresTraceStore } from '../../src/trace/index.js';
 import { tempDir } from '../helpers.js';
 import { testPostgresUrl } from '../postgres.js';
 
@@ -14,22 +13,9 @@ import { testPostgresUrl } from '../postgres.js';
  */
 
 const AS_OF = '2026-12-02';
-const QUESTION = 'How much is the no-show fee?';
-const POLICY = 'scheduling/cancellation-no-show.md';
 
 let cluster: Cluster;
 let dir: string;
-
-/** Poll until `check` gives a value (not undefined/false), or fail after `ms`. */
-async function until<T>(check: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const operator = (): Record<string, string> => ({ authorization: `Bearer ${cluster.operatorKey}` });
 const health = async (instance: Instance): Promise<{ index_snapshot: string; index: { state: string; commit: number; error: string | null } }> =>
@@ -63,41 +49,15 @@ describe('three instances, one watcher, one object store, one PostgreSQL', () =>
       expect(cited?.version).toBe('2026-04-01');
       oldTraces.push({ id: body.trace_id, revision: cited?.revision ?? '' });
     }
-    const before = await cluster.manifest();
-    const file = path.join(cluster.corpus, POLICY);
-    const text = await readFile(file, 'utf8');
-    await writeFile(file, text.replaceAll('2026-04-01', '2026-12-01').replace('$40 no-show fee', '$45 no-show fee'));
-    // The commit moment is bounded by the last look that still saw the old manifest.
-    let lastOld = performance.now();
-    const committed = await until(
-      async () => {
-        const now = performance.now();
-        const manifest = await cluster.manifest();
-        if (manifest.seq === before.seq) lastOld = now;
-        return manifest.seq > before.seq && manifest;
-      },
-      90_000,
-      'the watcher commits the edit',
-    );
-    const delays = await Promise.all(
-      cluster.instances.map(async (instance) => {
-        const body = await until(
-          async () => {
-            const { status, body } = await cluster.ask(instance, QUESTION, AS_OF);
-            return status === 200 && body.citations.some((c) => c.version === '2026-12-01') && body;
-          },
-          10_000,
-          `${instance.url} answers with the new revision`,
-        );
-        const delay = performance.now() - lastOld;
-        expect(body.answer).toContain('$45');
-        // The trace records the index commit it was answered from.
-        const trace = (await (await fetch(`${instance.url}/v1/traces/${body.trace_id}`, { headers: operator() })).json()) as { config: { index_snapshot: string } };
-        expect(trace.config.index_snapshot).toBe(snapshotIdOf(committed));
-        return delay;
-      }),
-    );
-    expect(Math.max(...delays)).toBeLessThan(5000);
+    const { manifest: committed, answers } = await publishRevision(cluster, { version: '2026-12-01', fee: '$45', asOf: AS_OF });
+    for (const [i, { body, delayMs }] of answers.entries()) {
+      expect(delayMs).toBeLessThan(5000);
+      expect(body.answer).toContain('$45 no-show fee');
+      // The trace records the index commit it was answered from.
+      const instance = cluster.instances[i] as Instance;
+      const trace = (await (await fetch(`${instance.url}/v1/traces/${body.trace_id}`, { headers: operator() })).json()) as { config: { index_snapshot: string } };
+      expect(trace.config.index_snapshot).toBe(snapshotIdOf(committed));
+    }
     for (const instance of cluster.instances) expect((await health(instance)).index_snapshot).toBe(snapshotIdOf(committed));
   }, 150_000);
 
@@ -115,36 +75,10 @@ describe('three instances, one watcher, one object store, one PostgreSQL', () =>
   }, 120_000);
 
   it('loses no acknowledged trace when an instance is killed with SIGKILL under load', async () => {
-    const victim = cluster.instances[0] as Instance;
-    const acknowledged: string[] = [];
-    let stop = false;
-    const clients = Array.from({ length: 6 }, async () => {
-      while (!stop) {
-        try {
-          const { status, body } = await cluster.ask(victim, QUESTION, AS_OF);
-          if (status === 200) acknowledged.push(body.trace_id);
-        } catch {
-          return; // the connection died with the instance: not acknowledged
-        }
-      }
-    });
-    await until(() => Promise.resolve(acknowledged.length >= 12), 60_000, 'answers under load');
-    victim.process.child.kill('SIGKILL');
-    stop = true;
-    await Promise.all(clients);
-    await victim.process.exited;
-    const url = cluster.env.CITETRACE_TRACES ?? '';
-    const store = await createPostgresTraceStore({ url, migrate: false });
-    try {
-      const missing = [];
-      for (const id of acknowledged) if ((await store.get(id)) === null) missing.push(id);
-      expect(missing).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    const { acknowledged, missing } = await killUnderLoad(cluster, { instance: 0, clients: 6, after: 12, asOf: AS_OF });
+    expect(acknowledged).toBeGreaterThanOrEqual(12);
+    expect(missing).toEqual([]);
     expect(await verify(['--all'])).toMatchObject({ code: 0, err: '' });
-    cluster.instances.splice(0, 1);
-    await cluster.startInstance();
   }, 120_000);
 
   it('leaves no half-visible index version when the ingester is killed with SIGKILL mid-commit, and the next one commits', async () => {
