@@ -138,7 +138,15 @@ export function buildProgram(io: Io): Command {
     .command('ingest')
     .description('ingest a policy repository (atomic: any bad file and nothing is written)')
     .argument('<dir>', 'policy repository')
-    .action(async (dir: string) => {
+    .option('--report', 'write nothing: list what ingest would read, skip and refuse, and every line addressed to an assistant')
+    .action(async (dir: string, opts: { report?: boolean }) => {
+      if (opts.report === true) {
+        const [{ scanRepository }, { formatScan }] = await Promise.all([ingest(), ingestFormat()]);
+        const scan = await scanRepository(dir, config().ingest);
+        io.out(`${formatScan(scan)}\n`);
+        if (scan.problems.length > 0) throw new CitetraceError('BAD_POLICY_FILE', `${dir}: ${scan.problems.length} problem(s) above; ingest would refuse this repository`);
+        return;
+      }
       const cfg = dataConfig('writes-index');
       const [{ createEmbedder }, { ingestRepository }, { formatIngest }] = await Promise.all([main(), ingest(), ingestFormat()]);
       await withIndexWriter(cfg, (location) =>

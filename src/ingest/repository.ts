@@ -124,6 +124,9 @@ export interface RepositoryScan {
   readonly warnings: readonly FileProblem[];
 }
 
+/** How much of a flagged line its warning quotes. */
+const QUOTED_CHARS = 120;
+
 /** Lines of a body that read as instructions to an assistant; they are never used as answer sentences. */
 function instructionWarnings(file: string, text: string, body: string): FileProblem[] {
   const detector = shippedInjectionDetector();
@@ -132,7 +135,8 @@ function instructionWarnings(file: string, text: string, body: string): FileProb
     const score = detector.score(line);
     if (score < detector.threshold) return [];
     const decision = `${detector.modelId} sha256:${detector.sha256.slice(0, 12)} score ${score.toFixed(2)} >= ${detector.threshold}`;
-    return [{ file, line: bodyLine + i, message: `text addressed to an assistant, not to patients (possible prompt injection; ${decision}); it is never used as an answer` }];
+    const quoted = line.trim().length > QUOTED_CHARS ? `${line.trim().slice(0, QUOTED_CHARS)}…` : line.trim();
+    return [{ file, line: bodyLine + i, message: `text addressed to an assistant, not to patients (possible prompt injection; ${decision}); it is never used as an answer: "${quoted}"` }];
   });
 }
 
