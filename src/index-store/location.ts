@@ -16,8 +16,6 @@ export interface IndexLocation {
   readonly where: string;
   /** LanceDB on the `lance/` folder of the index (created when missing). */
   connect(): Promise<lancedb.Connection>;
-  /** Object storage (read through a local copy by a service), or a folder on this machine. */
-  readonly remote: boolean;
   /** The bytes of one file, or null when there is none. */
   read(rel: string): Promise<Uint8Array | null>;
   /** Replace one file whole and durably: readers see the old bytes or the new, never a part. */
@@ -57,7 +55,6 @@ export function localIndex(dataDir: string): IndexLocation {
       await mkdir(full(LANCE_DIR), { recursive: true });
       return lancedb.connect(full(LANCE_DIR));
     },
-    remote: false,
     async read(rel) {
       const file = full(rel);
       return existsSync(file) ? readFile(file) : null;

@@ -75,7 +75,6 @@ export function createS3Location(settings: S3Settings, lease?: WriterLease): Ind
 
   return {
     where,
-    remote: true,
     connect: () =>
       lancedb.connect(`${where}/${LANCE_DIR}`, {
         storageOptions: {
