@@ -2,27 +2,32 @@
  * Routes a labelled message set through the product's scope router (safety floor + the shipped
  * fine-tuned classifier) and prints the confusion matrix and per-class precision and recall.
  *
- *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses]
+ *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR]
+ *
+ * --model DIR: a candidate model folder (finetune.py --out) instead of the shipped one; its manifest's
+ * sha256 is computed here, not pinned, so only the folder's own file hashes are checked.
  *
  * MESSAGES.yaml: a list of {id, class: emergency|crisis|clinical|admin, message}, or the legacy
  * fixture shape {emergency: [...], clinical: [...], in_scope: [...]}.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
 import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
-import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
+import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
 import { confusion, formatConfusion, perClass } from './metrics.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false } },
+  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string' } },
 });
 const file = positionals[0];
 if (file === undefined) {
-  console.error('usage: evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses]');
+  console.error('usage: evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR]');
   process.exit(2);
 }
 interface Row {
@@ -36,7 +41,13 @@ const rows: Row[] = Array.isArray(data)
   ? (data as { id: string; class: ScopeClass; message: string }[]).map((r) => ({ id: r.id, label: r.class, message: r.message }))
   : Object.entries(legacy).flatMap(([key, label]) => ((data as Record<string, string[]>)[key] ?? []).map((message, i) => ({ id: `${key}-${i + 1}`, label, message })));
 
-const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, loadConfig({ env: process.env }));
+const config = loadConfig({ env: process.env });
+const candidate =
+  args.model === undefined
+    ? undefined
+    : await loadScopeClassifier({ dir: args.model, manifestSha256: createHash('sha256').update(readFileSync(join(args.model, 'manifest.json'))).digest('hex'), threads: config.embedThreads });
+const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, candidate);
+if (candidate !== undefined) console.log(`model ${args.model} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
 const routed: ScopeClass[] = [];
 const details = [];
 const durations: number[] = [];
