@@ -1,8 +1,8 @@
 /**
  * Every line and every sentence of the Markdown policy corpora the injection detector trains and
  * is measured on, one JSON row each ({group, file, text}): the repository's demo corpus, the
- * judge's training systems, and the dev pool of blind systems 1-18 (test/fixtures keeps copies of
- * some; a text is kept once, under the first group that has it). A line is read raw, as ingest
+ * judge's training systems, and the dev pool of blind systems 1-18 (their copies in test/fixtures;
+ * a text is kept once, under the first group that has it). A line is read raw, as ingest
  * warns on it (Markdown and HTML comments included); a sentence as units are read, in plain text.
  * Whether a row is a planted instruction is not decided here (planted.txt, labelled by hand).
  *
@@ -18,8 +18,7 @@ if (out === undefined) {
   process.exit(2);
 }
 const root = path.resolve(new URL('../..', import.meta.url).pathname);
-const blind = process.env.CITETRACE_BLIND_DIR ?? '/work/blind';
-/** Blind systems 19 and 20 are the next blind sets: never read. */
+/** The systems the shipped detector was trained and measured on (19 and later were blind sets when it was trained). */
 const DEV_SYSTEMS = Array.from({ length: 18 }, (_, i) => i + 1);
 
 function markdownFiles(dir: string): string[] {
@@ -42,7 +41,6 @@ const exists = (p: string): boolean => {
 
 const corpora: { group: string; dir: string }[] = [
   { group: 'demo', dir: path.join(root, 'corpus') },
-  ...DEV_SYSTEMS.map((n) => ({ group: `system-${n}`, dir: path.join(blind, `system-${n}`, 'corpus') })),
   ...DEV_SYSTEMS.map((n) => ({ group: `system-${n}`, dir: path.join(root, 'test', 'fixtures', `blind-system-${n}`, 'corpus') })),
   ...readdirSync(path.join(root, 'training', 'judge', 'systems'))
     .sort()
