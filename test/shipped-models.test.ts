@@ -5,18 +5,22 @@ import { describe, expect, it } from 'vitest';
 import { CitetraceError } from '../src/domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge } from '../src/judge/index.js';
 import type { PinnedModelFolder } from '../src/model/index.js';
+import { INJECTION_MODEL, loadInjectionDetector } from '../src/policy/index.js';
 import { loadScopeClassifier, SCOPE_MODEL } from '../src/scope/index.js';
 import { tempDir } from './helpers.js';
 
+const ONNX_FILES = ['config.json', 'model_quantized.onnx', 'tokenizer.json', 'tokenizer_config.json'];
+
 describe.each([
-  ['scope classifier', SCOPE_MODEL, loadScopeClassifier],
-  ['support judge', JUDGE_MODEL, loadSupportJudge],
-] as const)('the shipped %s', (what, folder: PinnedModelFolder, load: (f: PinnedModelFolder) => Promise<unknown>) => {
+  ['scope classifier', SCOPE_MODEL, loadScopeClassifier, ONNX_FILES, 'model_quantized.onnx'],
+  ['support judge', JUDGE_MODEL, loadSupportJudge, ONNX_FILES, 'model_quantized.onnx'],
+  ['injection detector', INJECTION_MODEL, (f: PinnedModelFolder) => Promise.resolve().then(() => loadInjectionDetector(f)), ['weights.f32'], 'weights.f32'],
+] as const)('the shipped %s', (what, folder: PinnedModelFolder, load: (f: PinnedModelFolder) => Promise<unknown>, expectedFiles: readonly string[], altered: string) => {
   it('is the pinned manifest, and every file matches the hash the manifest gives it', async () => {
     const manifest = await readFile(path.join(folder.dir, 'manifest.json'));
     expect(createHash('sha256').update(manifest).digest('hex')).toBe(folder.manifestSha256);
     const files = (JSON.parse(manifest.toString('utf8')) as { files: Record<string, string> }).files;
-    expect(Object.keys(files).sort()).toEqual(['config.json', 'model_quantized.onnx', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(Object.keys(files).sort()).toEqual(expectedFiles);
     for (const [name, sha] of Object.entries(files)) expect(createHash('sha256').update(await readFile(path.join(folder.dir, name))).digest('hex'), name).toBe(sha);
   });
 
@@ -27,7 +31,7 @@ describe.each([
     );
     const copy = path.join(await tempDir(), 'model');
     await cp(folder.dir, copy, { recursive: true });
-    const model = path.join(copy, 'model_quantized.onnx');
+    const model = path.join(copy, altered);
     const bytes = await readFile(model);
     bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
     await writeFile(model, bytes);
