@@ -52,8 +52,8 @@ export function readPinnedFile(what: string, file: string, expected: string): Bu
   return bytes;
 }
 
-function softmax(logits: Float32Array, offset: number, n: number): number[] {
-  const row = Array.from(logits.subarray(offset, offset + n));
+function softmax(logits: Float32Array): number[] {
+  const row = Array.from(logits);
   const max = Math.max(...row);
   const exps = row.map((l) => Math.exp(l - max));
   const total = exps.reduce((a, b) => a + b, 0);
@@ -97,7 +97,7 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
     );
     const { logits } = await session.run(feeds);
     const data = logits?.data as Float32Array;
-    return softmax(data, 0, data.length);
+    return softmax(data);
   };
   return {
     manifest,
