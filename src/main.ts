@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
-import { acquireWriterLease, commitDigest, createS3Location, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type PolicyIndex } from './index-store/index.js';
+import { acquireWriterLease, commitDigest, createS3Location, leaseNeeded, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type PolicyIndex } from './index-store/index.js';
 import { checkGguf, createExtractiveGenerator, type GENERATOR_KINDS, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { deploymentNames } from './policy/index.js';
@@ -179,7 +179,7 @@ export async function openReadableIndex(config: Config): Promise<PolicyIndex> {
 export async function openIndexWriter(config: Config): Promise<{ readonly location: IndexAt; release(): Promise<void> }> {
   if (config.index === undefined) return { location: config.dataDir, release: () => Promise.resolve() };
   if (!isPostgresUrl(config.traces)) {
-    throw new CitetraceError('BAD_INPUT', `writing the index ${config.index.uri} takes the writer lease in PostgreSQL: set CITETRACE_TRACES to a postgres:// URL`);
+    throw leaseNeeded(config.index.uri);
   }
   const lease = await acquireWriterLease({ url: config.traces, where: createS3Location(config.index).where });
   return { location: createS3Location(config.index, lease), release: () => lease.release() };

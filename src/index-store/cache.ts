@@ -26,11 +26,8 @@ export async function syncIndexCache(options: { readonly from: IndexLocation; re
   const cached = await readManifest(dir).catch(() => null);
   if (cached !== null && snapshotIdOf(cached) === snapshotIdOf(manifest)) return manifest;
   if (manifest.files === undefined) throw new CitetraceError('INDEX_CORRUPT', `${from.where}: commit ${manifest.seq} records no file digests, so it cannot be copied safely; re-ingest`);
-  const put = (rel: string, content: Uint8Array): Promise<void> => {
-    const file = path.join(dir, ...rel.split('/'));
-    return writeFileDurably(file, content, `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  };
   const local = (rel: string): string => path.join(dir, ...rel.split('/'));
+  const put = (rel: string, content: Uint8Array): Promise<void> => writeFileDurably(local(rel), content, `${local(rel)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const missing = (rel: string): boolean => !existsSync(local(rel));
   const unreadable = (rel: string, problem: string): CitetraceError =>
     new CitetraceError('INDEX_CORRUPT', `${from.where}: commit ${manifest.seq} cannot be read: file ${rel} ${problem}`);

@@ -7,5 +7,5 @@ export { DEFAULT_VECTOR_INDEX, type VectorIndexPolicy, type VectorMethod } from 
 export { changedIndexFiles } from './file-digests.js';
 export { syncIndexCache } from './cache.js';
 export { locate, localIndex, type IndexAt, type IndexLocation } from './location.js';
-export { createS3Location, type S3Settings, type WriterLease } from './s3-location.js';
+export { createS3Location, leaseNeeded, type S3Settings, type WriterLease } from './s3-location.js';
 export { acquireWriterLease } from './writer-lease.js';

@@ -25,6 +25,10 @@ export interface WriterLease {
   release(): Promise<void>;
 }
 
+/** Writing an index on object storage without the writer lease, which lives in PostgreSQL. */
+export const leaseNeeded = (where: string): CitetraceError =>
+  new CitetraceError('BAD_INPUT', `writing the index ${where} takes the writer lease in PostgreSQL: set CITETRACE_TRACES to a postgres:// URL`);
+
 /** An object request that hangs (a black-holed endpoint) fails after this long instead of stalling a reload. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -56,6 +60,8 @@ export function createS3Location(settings: S3Settings, lease?: WriterLease): Ind
     region: settings.region,
     retries: 2,
   });
+  // A missing bucket is a configuration mistake, not an empty index.
+  const noBucket = (): CitetraceError => new CitetraceError('STORAGE_UNAVAILABLE', `bucket ${bucket} does not exist (index ${where})`);
   const keyUrl = (rel: string): string => `${base}/${`${prefix}${rel}`.split('/').map(encodeURIComponent).join('/')}`;
 
   const request = async (url: string, init: RequestInit, what: string): Promise<Response> => {
@@ -88,8 +94,7 @@ export function createS3Location(settings: S3Settings, lease?: WriterLease): Ind
     async read(rel) {
       const response = await request(keyUrl(rel), { method: 'GET' }, `reading ${rel} of`);
       if (response.status === 404) {
-        // A missing bucket is a configuration mistake, not an empty index.
-        if (/<Code>NoSuchBucket<\/Code>/u.test(await response.text())) throw new CitetraceError('STORAGE_UNAVAILABLE', `bucket ${bucket} does not exist (index ${where})`);
+        if (/<Code>NoSuchBucket<\/Code>/u.test(await response.text())) throw noBucket();
         return null;
       }
       return new Uint8Array(await response.arrayBuffer());
@@ -97,7 +102,7 @@ export function createS3Location(settings: S3Settings, lease?: WriterLease): Ind
     async write(rel, bytes) {
       await lease?.assertHeld();
       const response = await request(keyUrl(rel), { method: 'PUT', body: bytes }, `writing ${rel} of`);
-      if (response.status === 404) throw new CitetraceError('STORAGE_UNAVAILABLE', `bucket ${bucket} does not exist (index ${where})`);
+      if (response.status === 404) throw noBucket();
     },
     async list(dir) {
       const keys: string[] = [];
@@ -106,16 +111,14 @@ export function createS3Location(settings: S3Settings, lease?: WriterLease): Ind
         const query = new URLSearchParams({ 'list-type': '2', prefix: `${prefix}${dir}/`, ...(token === undefined ? {} : { 'continuation-token': token }) });
         const response = await request(`${base}?${query.toString()}`, { method: 'GET' }, 'listing');
         const xml = await response.text();
-        if (response.status === 404) throw new CitetraceError('STORAGE_UNAVAILABLE', `bucket ${bucket} does not exist (index ${where})`);
+        if (response.status === 404) throw noBucket();
         for (const m of xml.matchAll(/<Key>([^<]*)<\/Key>/gu)) keys.push(decodeXml(m[1] ?? '').slice(prefix.length));
         token = /<IsTruncated>true<\/IsTruncated>/u.test(xml) ? decodeXml(/<NextContinuationToken>([^<]*)<\/NextContinuationToken>/u.exec(xml)?.[1] ?? '') : undefined;
       } while (token !== undefined && token !== '');
       return keys.sort();
     },
     async writing(work) {
-      if (lease === undefined) {
-        throw new CitetraceError('BAD_INPUT', `writing the index ${where} takes the writer lease in PostgreSQL: set CITETRACE_TRACES to a postgres:// URL`);
-      }
+      if (lease === undefined) throw leaseNeeded(where);
       await lease.assertHeld();
       return work();
     },

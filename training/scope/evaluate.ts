@@ -10,12 +10,12 @@
  * MESSAGES.yaml: a list of {id, class: emergency|crisis|clinical|admin, message}, or the legacy
  * fixture shape {emergency: [...], clinical: [...], in_scope: [...]}.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
+import { digestOf } from '../../src/model/download.js';
 import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
 import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
@@ -45,7 +45,7 @@ const config = loadConfig({ env: process.env });
 const candidate =
   args.model === undefined
     ? undefined
-    : await loadScopeClassifier({ dir: args.model, manifestSha256: createHash('sha256').update(readFileSync(join(args.model, 'manifest.json'))).digest('hex'), threads: config.embedThreads });
+    : await loadScopeClassifier({ dir: args.model, manifestSha256: digestOf('sha256', readFileSync(join(args.model, 'manifest.json'))), threads: config.embedThreads });
 const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, candidate);
 if (candidate !== undefined) console.log(`model ${args.model} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
 const routed: ScopeClass[] = [];
