@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
-import { acquireWriterLease, commitDigest, createS3Location, leaseNeeded, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type PolicyIndex } from './index-store/index.js';
+import { acquireWriterLease, commitDigest, createS3Location, leaseNeeded, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type InProcessSearch, type PolicyIndex } from './index-store/index.js';
 import { checkGguf, createExtractiveGenerator, type GENERATOR_KINDS, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { deploymentNames } from './policy/index.js';
@@ -166,9 +166,9 @@ export function indexLocationOf(config: Config): IndexAt {
 export const indexFolderOf = (config: Config): string => (config.index === undefined ? config.dataDir : config.indexCache);
 
 /** Open the committed index for reading; an index on object storage is first copied up to its latest commit. */
-export async function openReadableIndex(config: Config): Promise<PolicyIndex> {
+export async function openReadableIndex(config: Config, inProcess: InProcessSearch = config.inProcessSearch): Promise<PolicyIndex> {
   if (config.index !== undefined) await syncIndexCache({ from: createS3Location(config.index), dir: config.indexCache });
-  return openPolicyIndex({ dataDir: indexFolderOf(config) });
+  return openPolicyIndex({ dataDir: indexFolderOf(config), inProcess });
 }
 
 /**
@@ -235,7 +235,8 @@ export async function openRuntime(options: {
   ]);
   const retriever = createHybridRetriever({ index, embedder });
   const router = await createScopeRouterFor(index.manifest.assistant, config, models.classifier);
-  const redactor = createRedactor(deploymentNames(index.manifest.assistant));
+  // The deployment's names: assistant.yaml's sites and services, and the people its policies name.
+  const redactor = createRedactor([...deploymentNames(index.manifest.assistant), ...(index.manifest.names ?? [])]);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>
     createAssistant({
       assistant: index.manifest.assistant,

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,19 @@ describe('verify --public-key and --against (CLI)', () => {
     const result = await verify(dir, '--public-key', keys.publicFile);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/checkpoint line 2 \(#4, .*\): the chain ends at #3, before the kept head #4 \(traces were removed\)/u);
+  });
+
+  // Minor audit finding: a trace store that is gone is a finding (exit 1) when checkpoints show it held traces, not bad input.
+  it('names a deleted trace store as a finding when the checkpoints show traces', async () => {
+    const dir = await copy();
+    await rm(path.join(dir, 'traces.sqlite'));
+    for (const args of [['--public-key', keys.publicFile], ['--all']]) {
+      const result = await verify(dir, ...args);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toMatch(/FAIL store: no trace store at .*traces\.sqlite, but checkpoint line 2 \(#4, .*\) shows 4 trace\(s\) \(the store was deleted or moved\)/u);
+    }
+    await rm(path.join(dir, 'checkpoints.jsonl'));
+    expect((await verify(dir, '--all')).code).toBe(2);
   });
 
   it('catches a purge record changed after it was signed', async () => {

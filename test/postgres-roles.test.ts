@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleTrace } from '../scripts/sample-trace.js';
-import { createPostgresTraceStore, grantServiceRole, tombstoneOf, type TraceStore } from '../src/trace/index.js';
-import { testPostgresUrl } from './postgres.js';
+import { createPostgresTraceStore, grantServiceRole, tombstoneOf, tombstonesDigest, type TraceStore } from '../src/trace/index.js';
+import { runBin } from './helpers.js';
+import { testPostgresUrl, testPostgresUrlAs } from './postgres.js';
 
 /**
  * Issue 17, PostgreSQL: migrations run as an owner role; the service runs as a role that can only
@@ -52,7 +54,7 @@ describe('PostgreSQL owner and service roles', () => {
     const [purged, live] = await store.scan({ afterSeq: 0, limit: 10 });
     expect([purged?.purged, live?.purged]).toEqual([true, false]);
     // The tombstone the database wrote is byte for byte the one verify expects for the recorded purge.
-    expect(await store.purges()).toEqual([{ id: 1, purgedAt: '2026-12-02T00:00:00.123Z', before: '2026-06-01T00:00:00.000Z', traces: 1 }]);
+    expect(await store.purges()).toEqual([{ id: 1, purgedAt: '2026-12-02T00:00:00.123Z', before: '2026-06-01T00:00:00.000Z', traces: 1, tombstones: tombstonesDigest([purged!.body]) }]);
     expect(purged?.body).toBe(tombstoneOf(purged!.columns, '2026-12-02T00:00:00.123Z'));
     expect(await store.selfCheck()).toEqual([]);
   });
@@ -69,6 +71,8 @@ describe('PostgreSQL owner and service roles', () => {
     ["INSERT INTO purges (purged_at, before, traces) VALUES (now(), '2099-01-01', 0)", /permission denied/u],
     ["UPDATE purges SET before = '2099-01-01'", /permission denied/u],
     ['CREATE TABLE spy (x INT)', /permission denied/u],
+    // Audit finding 2: INSERT is the service role's right, but only as the next link of the chain.
+    ["INSERT INTO traces SELECT 0, gen_random_uuid(), created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, 'sha256:fab' FROM traces WHERE seq = 1", /append-only|traces_seq_positive/u],
   ])('refuses the service role: %s', async (statement, error) => {
     await expect(appClient.query(statement)).rejects.toThrow(error);
   });
@@ -94,6 +98,7 @@ describe('PostgreSQL owner and service roles', () => {
     } finally {
       await ownerClient.query(`CREATE OR REPLACE FUNCTION purges_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'purges are append-only: % refused', TG_OP; END $$`);
+      await ownerClient.query(`ALTER FUNCTION purges_refuse_change() SET search_path = ${schema}, pg_temp`);
       await ownerClient.query('DROP TRIGGER traces_no_delete ON traces');
       await ownerClient.query('CREATE TRIGGER traces_no_delete BEFORE DELETE ON traces FOR EACH ROW EXECUTE FUNCTION traces_refuse_change()');
       expect(await store.selfCheck()).toEqual([]);
@@ -131,6 +136,8 @@ describe('PostgreSQL owner and service roles', () => {
       ['the traces table given to the service role', 'ALTER TABLE {schema}.traces OWNER TO {app}', 'ALTER TABLE {schema}.traces OWNER TO {owner}; GRANT SELECT, INSERT ON {schema}.traces TO {app}', String.raw`roles: table purges is owned by {owner}, traces by {app}`],
       ['the schema given to the service role', 'ALTER SCHEMA {schema} OWNER TO {app}', 'ALTER SCHEMA {schema} OWNER TO {owner}; GRANT USAGE ON SCHEMA {schema} TO {app}, {auditor}', String.raw`^roles: schema {schema} is owned by {app}, not by the store's owner {owner}`],
       ['the purge function made to run with the caller\'s rights', 'ALTER FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) SECURITY INVOKER', 'ALTER FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) SECURITY DEFINER', String.raw`^schema: function traces_purge differs`],
+      // Audit finding 8: pg_temp must come last, or a caller's temporary table stands in for one of the store.
+      ['the purge function left with the caller\'s search_path', 'ALTER FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) RESET search_path', 'ALTER FUNCTION {schema}.traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) SET search_path = {schema}, pg_temp', String.raw`^schema: function traces_purge runs with the caller's search_path, not search_path={schema}, pg_temp`],
       ['a function added by the owner', 'CREATE FUNCTION {schema}.helper() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$', 'DROP FUNCTION {schema}.helper()', String.raw`^schema: unexpected function helper$`],
     ];
     // An owner change folds the new owner's grants into ownership: each revert grants them again.
@@ -168,6 +175,51 @@ describe('PostgreSQL owner and service roles', () => {
       await expect(ownerClient.query('DELETE FROM traces')).rejects.toThrow(/append-only/u);
     } finally {
       await ownerClient.end();
+    }
+  });
+});
+
+/**
+ * Audit finding 9: the role setup of docs/operations.md, run as written against this run's
+ * server: its psql statements as the superuser, then its commands as the owner and the service,
+ * with URLs that carry no options. Only the names differ (fresh roles and schema per run) and
+ * the host and database, which are the test server's.
+ */
+describe('the role setup of docs/operations.md, as written', () => {
+  const id = randomUUID().replaceAll('-', '').slice(0, 10);
+  const names: Readonly<Record<string, string>> = { citetrace_owner: `dow_${id}`, citetrace: `dsv_${id}` };
+  const rename = (text: string): string => text.replace(/\bcitetrace(?:_owner)?\b/gu, (name) => names[name] ?? name);
+  let admin: pg.Client | undefined;
+
+  afterAll(async () => {
+    if (admin === undefined) return;
+    await admin.query(`DROP SCHEMA IF EXISTS ${names.citetrace} CASCADE`);
+    for (const role of [names.citetrace, names.citetrace_owner]) await admin.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    await admin.end();
+  });
+
+  it('creates the roles, migrates and grants as the owner, and lets the service append and verify', async () => {
+    const doc = await readFile(new URL('../docs/operations.md', import.meta.url), 'utf8');
+    const block = /```sh\n(# once, as a superuser[\s\S]*?)```/u.exec(doc)?.[1] ?? '';
+    const statements = [...block.matchAll(/-c "([^"]+)"/gu)].map((m) => rename(m[1] ?? '').replace(/ROLE (\w+) LOGIN PASSWORD '\.\.\.'/u, (_all, role: string) => `ROLE ${role} LOGIN PASSWORD 'pw-${role}'`));
+    const commands = [...block.matchAll(/^CITETRACE_TRACES=postgres:\/\/(\w+):\.\.\.@db\/citetrace npx citetrace (.+)$/gmu)].map((m) => ({ role: rename(m[1] ?? ''), args: rename(m[2] ?? '').split(' ') }));
+    expect(statements).toHaveLength(5);
+    expect(commands.map((c) => c.args[0])).toEqual(['db', 'db', 'serve']);
+    admin = new pg.Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+    for (const statement of statements) await admin.query(statement);
+    for (const { role, args } of commands.filter((c) => c.args[0] === 'db')) {
+      const run = await runBin(args, { CITETRACE_TRACES: testPostgresUrlAs(role) });
+      expect(run, `${role}: citetrace ${args.join(' ')}`).toMatchObject({ code: 0 });
+    }
+    // `serve` opens the store as the service role, exactly so: it finds every migration applied, appends and checks.
+    const service = commands.find((c) => c.args[0] === 'serve')?.role ?? '';
+    const store = await createPostgresTraceStore({ url: testPostgresUrlAs(service) });
+    try {
+      expect((await store.append(sampleTrace())).seq).toBe(1);
+      expect(await store.selfCheck()).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 });

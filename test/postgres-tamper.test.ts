@@ -105,7 +105,49 @@ describe('forged purges on PostgreSQL', () => {
       },
       /purge #2 at 2026-12-02T16:00:00.000Z: no checkpoint was signed when it was made/u,
     ],
+    // Audit finding 2: a fabricated trace at seq 0, linked to the head, put in by the owner behind the triggers.
+    [
+      'a trace inserted at seq 0 by the owner behind the triggers',
+      (d) => d.owner(`ALTER TABLE traces DROP CONSTRAINT traces_seq_positive; ${behindTriggers('traces', `INSERT INTO traces SELECT 0, gen_random_uuid(), created_at, outcome, reason, role, as_of, body, body_sha256, 'x', 'sha256:fab' FROM traces WHERE seq = 2`)}; ALTER TABLE traces ADD CONSTRAINT traces_seq_positive CHECK (seq > 0) NOT VALID`),
+      /trace #0 has a sequence number below 1/u,
+    ],
+    // Audit finding 7: a purged trace's retained role and outcome rewritten, column and tombstone alike.
+    [
+      "a purged trace's role and outcome rewritten by the owner",
+      (d) => d.owner(behindTriggers('traces', "UPDATE traces SET role = 'staff', outcome = 'answer' WHERE seq = 1; UPDATE traces SET body = traces_tombstone(traces, '2026-12-02T13:00:00.000Z'::timestamptz) WHERE seq = 1")),
+      /purge #1 at 2026-12-02T13:00:00.000Z: its tombstones differ from those it recorded/u,
+    ],
   ];
+
+  // Audit finding 2: the service role, with INSERT on traces, cannot put a trace outside the chain's numbering.
+  it.each([0, -1, 9])('refuses the service role a trace at seq %i', async (seq) => {
+    const d = await deployed();
+    const client = new pg.Client({ connectionString: testPostgresUrlAs(app), options: `-c search_path=${d.schema}` });
+    await client.connect();
+    try {
+      await expect(
+        client.query(`INSERT INTO traces SELECT ${seq}, gen_random_uuid(), created_at, outcome, reason, role, as_of, body, body_sha256, (SELECT hash FROM traces ORDER BY seq DESC LIMIT 1), 'sha256:fab' FROM traces WHERE seq = 2`),
+      ).rejects.toThrow(/append-only|traces_seq_positive/u);
+    } finally {
+      await client.end();
+    }
+    expect(await verify(d)).toEqual([]);
+  });
+
+  // Audit finding 8: a temporary table cannot stand in for the purge records inside the SECURITY DEFINER purge function.
+  it('records a purge in the store, not in a temporary table named purges', async () => {
+    const d = await deployed();
+    const client = new pg.Client({ connectionString: testPostgresUrlAs(app), options: `-c search_path=${d.schema}` });
+    await client.connect();
+    try {
+      await client.query('CREATE TEMP TABLE purges (id BIGSERIAL, purged_at TIMESTAMPTZ, before TIMESTAMPTZ, traces INTEGER, tombstones TEXT)');
+      await client.query("SELECT traces_purge('2026-12-02T01:30:00Z', '2026-12-02T14:00:00Z')");
+      expect((await client.query('SELECT * FROM pg_temp.purges')).rows).toEqual([]);
+      expect((await client.query(`SELECT count(*)::int AS n FROM ${d.schema}.purges`)).rows[0]).toEqual({ n: 2 });
+    } finally {
+      await client.end();
+    }
+  });
 
   it.each(attacks)('finds %s', async (_name, attack, finding) => {
     const d = await deployed();

@@ -113,9 +113,13 @@ describe('redaction before persistence', () => {
  * ordinary words ("Hall", "White") are a known miss.
  */
 describe('planted identifiers never leave the process unredacted (property)', () => {
-  const FIRST = ['jacob', 'emma', 'olivia', 'liam', 'noah', 'sarah', 'maria', 'michael', 'jennifer', 'david', 'linda', 'ethan', 'sophia', 'daniel', 'karen'];
-  const LAST = ['miller', 'garcia', 'johnson', 'smith', 'brown', 'nguyen', 'wilson', 'martinez', 'anderson', 'taylor', 'moore', 'jackson', 'lopez', 'clark', 'lewis', 'walker'];
-  const INTRO = ["hi, i'm {name}", 'this is {name}', 'its {name} here', 'my son {name}', 'my daughter {name}', 'booking for my wife {name}'];
+  // The audit's shapes (issue 17, finding 3) among them: names the tagger's lexicon does not know, a name as the subject of a question.
+  const FIRST = ['jacob', 'emma', 'olivia', 'liam', 'noah', 'sarah', 'maria', 'michael', 'jennifer', 'david', 'linda', 'ethan', 'sophia', 'daniel', 'karen', 'anneliese', 'priya', 'oluwaseun'];
+  const LAST = ['miller', 'garcia', 'johnson', 'smith', 'brown', 'nguyen', 'wilson', 'martinez', 'anderson', 'taylor', 'moore', 'jackson', 'lopez', 'clark', 'lewis', 'walker', 'vandermeer', 'raman', 'okonkwo'];
+  const INTRO = ["hi, i'm {name}", 'this is {name}', 'its {name} here', 'my son {name}', 'my daughter {name}', 'booking for my wife {name}', 'can {name} book a visit for me'];
+  const MONTHS = ['january', 'march', 'june', 'october'];
+  const ORDINALS = ['first', 'third', 'twelfth', 'twenty first'];
+  const HOLLOWS = ['Hollow', 'Hill', 'Row', 'Crossing', 'Bend'];
   const ASK = ['until what time can I get blood drawn at the Harbor lab?', 'how much is the no-show fee?', 'is parking free at Eastside Clinic?', 'can I reschedule in the portal?'];
   const STREETS = ['Maple', 'Oak', 'Cedar', 'Birch', 'Willow'];
   const KINDS = ['Street', 'Avenue', 'Road', 'Lane', 'Drive'];
@@ -131,7 +135,11 @@ describe('planted identifiers never leave the process unredacted (property)', ()
     member: fc.integer({ min: 100_000_000, max: 999_999_999 }).map((n) => `XHP${n}`),
     street: fc.tuple(fc.integer({ min: 100, max: 9999 }), fc.constantFrom(...STREETS), fc.constantFrom(...KINDS)).map(([n, s, k]) => `${n} ${s} ${k}`),
     box: fc.integer({ min: 10, max: 99_999 }).map((n) => `PO Box ${n}`),
-    extras: fc.subarray(['dob', 'mrn', 'member', 'street', 'box'] as const, { minLength: 1 }),
+    dobWords: fc.tuple(fc.constantFrom(...MONTHS), fc.constantFrom(...ORDINALS), fc.integer({ min: 1935, max: 2015 })).map(([m, d, y]) => `${m} ${d} ${y}`),
+    card: fc.tuple(fc.constantFrom('BCX', 'QHP', 'AET'), fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 1000, max: 9999 })).map(([p, a, b]) => `${p} ${a} ${b}`),
+    record: fc.integer({ min: 100_000, max: 999_999 }).map(String),
+    pmb: fc.tuple(fc.integer({ min: 10, max: 999 }), fc.constantFrom(...STREETS), fc.constantFrom(...HOLLOWS)).map(([n, s, k]) => `${n} ${s} ${k}`),
+    extras: fc.subarray(['dob', 'mrn', 'member', 'street', 'box', 'dobWords', 'card', 'record', 'pmb'] as const, { minLength: 1 }),
   });
 
   let t: TestService;
@@ -158,10 +166,20 @@ describe('planted identifiers never leave the process unredacted (property)', ()
     await fc.assert(
       fc.asyncProperty(planted, async (p) => {
         const name = `${cased(p.first, p.casing)} ${cased(p.last, p.casing)}`;
-        const details = { dob: `DOB ${p.dob}`, mrn: `MRN ${p.mrn}`, member: `member id ${p.member}`, street: `I live at ${p.street}`, box: `mail it to ${p.box}` };
+        const details = {
+          dob: `DOB ${p.dob}`,
+          mrn: `MRN ${p.mrn}`,
+          member: `member id ${p.member}`,
+          street: `I live at ${p.street}`,
+          box: `mail it to ${p.box}`,
+          dobWords: `my birthday is ${p.dobWords}`,
+          card: `my insurance card says ${p.card}`,
+          record: `record number ${p.record}`,
+          pmb: `send it to PMB 220, ${p.pmb}`,
+        };
         const question = `${p.intro.replace('{name}', name)}, ${p.extras.map((e) => details[e]).join(', ')}. ${p.ask}`;
         for (const word of [p.first, p.last]) secrets.push({ text: word, pattern: new RegExp(String.raw`\b${word}\b`, 'iu') });
-        const values = { dob: p.dob, mrn: p.mrn, member: p.member, street: p.street, box: p.box.replace('PO ', '') };
+        const values = { dob: p.dob, mrn: p.mrn, member: p.member, street: p.street, box: p.box.replace('PO ', ''), dobWords: p.dobWords, card: p.card.slice(4), record: p.record, pmb: p.pmb };
         // Not inside a longer run of digits: a score or a timing such as 0.9999997615814209 holds "99999976" without holding an MRN.
         for (const e of p.extras) secrets.push({ text: values[e], pattern: new RegExp(String.raw`(?<!\d)${values[e].replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&')}(?!\d)`, 'iu') });
         const res = await t.service.app.inject({ method: 'POST', url: '/v1/ask', headers: { authorization: `Bearer ${patient}` }, payload: { question } });

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -5,7 +6,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findingsOf, verifyTraces, type VerifyReport } from '../src/eval/index.js';
 import type { Runtime } from '../src/main.js';
-import { createSqliteTraceStore, GENESIS_HASH } from '../src/trace/index.js';
+import type { Trace } from '../src/domain/index.js';
+import { bodyDigest, canonicalJson, chainHash, createSqliteTraceStore, GENESIS_HASH, INDEXED_COLUMNS, SQLITE_MIGRATIONS, tombstoneOf, type IndexedColumn } from '../src/trace/index.js';
 import { demoRuntime, tempDir } from './helpers.js';
 
 /**
@@ -19,10 +21,10 @@ const QUESTIONS = ['Until what time can I get blood drawn at the Harbor lab?', '
 let runtime: Runtime;
 let dataDir: string;
 let pristine: string;
+const asked: Trace[] = [];
 
 beforeAll(async () => {
   ({ runtime, dataDir } = await demoRuntime());
-  const asked = [];
   for (const question of QUESTIONS) asked.push(await runtime.assistant.ask({ question, role: 'patient' }));
   // The same traces an hour apart, and the first purged legitimately: a recorded purge whose tombstone must keep verifying.
   pristine = path.join(await tempDir(), 'traces.sqlite');
@@ -57,6 +59,28 @@ function behindTriggers(file: string, statements: readonly string[]): void {
     for (const s of statements) db.exec(s);
     for (const t of triggers) db.exec(t.sql);
   });
+}
+
+/** Swap the rowids of two entries of the trace_id index in the file: the index then points trace #2's id at #3 and back. */
+function swapIndexEntries(file: string): void {
+  let ids: string[] = [];
+  let page = 0;
+  let pageSize = 0;
+  sql(file, (db) => {
+    ids = [2, 3].map((seq) => db.prepare<[number], { id: string }>('SELECT trace_id AS id FROM traces WHERE seq = ?').get(seq)?.id ?? '');
+    page = db.prepare<[], { p: number }>("SELECT rootpage AS p FROM sqlite_master WHERE name = 'sqlite_autoindex_traces_1'").get()?.p ?? 0;
+    pageSize = Number(db.pragma('page_size', { simple: true }));
+  });
+  const bytes = readFileSync(file);
+  const start = (page - 1) * pageSize;
+  // An index record is (trace_id, rowid): the rowid's byte follows the 36-character id.
+  const [a, b] = ids.map((id) => {
+    const at = bytes.subarray(start, start + pageSize).indexOf(id);
+    if (id === '' || at < 0) throw new Error(`index entry ${id} not found`);
+    return start + at + id.length;
+  }) as [number, number];
+  [bytes[a], bytes[b]] = [bytes[b] ?? 0, bytes[a] ?? 0];
+  writeFileSync(file, bytes);
 }
 
 async function verify(file: string): Promise<VerifyReport> {
@@ -97,6 +121,11 @@ describe('the SQLite trace store refuses every mutation but a recorded purge', (
     ['UPDATE of a purge record', "UPDATE purges SET before = '2099-01-01T00:00:00.000Z'"],
     ['DELETE of a purge record', 'DELETE FROM purges'],
     ['REPLACE INTO purges', "REPLACE INTO purges (id, purged_at, before, traces) VALUES (1, '2026-12-02T13:00:00.000Z', '2099-01-01T00:00:00.000Z', 1)"],
+    // Audit finding 2: a fabricated trace outside the chain's numbering, linked to the head so every other guard passes.
+    ...[-5, -1, 0, QUESTIONS.length + 2].map((seq): [string, string] => [
+      `an INSERT at seq ${seq} (not the next positive sequence number)`,
+      `INSERT INTO traces (seq, ${columns}) SELECT ${seq}, lower(hex(randomblob(16))), created_at, outcome, reason, role, as_of, body, body_sha256, (SELECT hash FROM traces ORDER BY seq DESC LIMIT 1), 'sha256:fab' FROM traces WHERE seq = ${live}`,
+    ]),
   ];
 
   it.each(attacks)('refuses %s', async (_name, statement) => {
@@ -125,6 +154,36 @@ describe('the SQLite trace store refuses every mutation but a recorded purge', (
     expect(findingsOf(report)).toEqual([]);
     expect(report).toMatchObject({ checked: QUESTIONS.length, purged: 1, failed: [] });
     expect((await readFile(file)).equals(bytes)).toBe(true);
+    // Minor audit finding: no -wal or -shm companion is created in the data folder.
+    expect(['-wal', '-shm'].filter((suffix) => existsSync(`${file}${suffix}`))).toEqual([]);
+  });
+
+  it('migrates a store written before migration 4 (seq guard, tombstone digests), which keeps verifying, old purge included', async () => {
+    const file = path.join(await tempDir(), 'traces.sqlite');
+    const db = new Database(file);
+    SQLITE_MIGRATIONS.slice(0, 3).forEach((s) => db.exec(s));
+    db.pragma('user_version = 3');
+    // Appends and a purge as the code of migration 3 wrote them: seq from AUTOINCREMENT, a purge record without a digest.
+    const insert = db.prepare('INSERT INTO traces (trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?)');
+    let head = GENESIS_HASH;
+    for (const [i, t] of asked.slice(0, 2).entries()) {
+      const trace = { ...t, created_at: `2026-11-0${i + 1}T00:00:00.000Z` };
+      const body = canonicalJson(trace);
+      const hash = chainHash(head, bodyDigest(body));
+      insert.run(trace.trace_id, trace.created_at, trace.outcome, trace.reason, trace.role, trace.as_of, body, bodyDigest(body), head, hash);
+      head = hash;
+    }
+    db.prepare("INSERT INTO purges (purged_at, before, traces) VALUES ('2026-11-05T00:00:00.000Z', '2026-11-01T12:00:00.000Z', 1)").run();
+    const first = db.prepare<[], Record<IndexedColumn, string | null>>(`SELECT ${INDEXED_COLUMNS.join(', ')} FROM traces WHERE seq = 1`).get();
+    db.prepare('UPDATE traces SET body = ? WHERE seq = 1').run(tombstoneOf(first!, '2026-11-05T00:00:00.000Z'));
+    db.close();
+    const store = createSqliteTraceStore({ file });
+    expect((await store.append({ ...asked[2]!, created_at: '2026-11-03T00:00:00.000Z' })).seq).toBe(3);
+    await store.purge({ before: '2026-11-02T12:00:00.000Z', now: new Date('2026-12-01T00:00:00.000Z') });
+    await store.close();
+    const report = await verify(file);
+    expect(findingsOf(report)).toEqual([]);
+    expect(report).toMatchObject({ checked: 3, purged: 2 });
   });
 });
 
@@ -144,7 +203,7 @@ describe('verify detects what the database cannot refuse', () => {
     ['a dropped purges table', (f) => { sql(f, (db) => db.exec('DROP TABLE purges')); }, /schema: table purges is missing/u],
     ['a renamed traces table with a copy in its place', (f) => { sql(f, (db) => db.exec('ALTER TABLE traces RENAME TO traces_old; CREATE TABLE traces AS SELECT * FROM traces_old')); }, /schema: unexpected table traces_old/u],
     ['an extra trigger', (f) => { sql(f, (db) => db.exec("CREATE TRIGGER spy AFTER INSERT ON traces BEGIN SELECT 1; END")); }, /schema: unexpected trigger spy/u],
-    ['a rolled-back schema version', (f) => { sql(f, (db) => db.pragma('user_version = 2')); }, /schema: version 2, expected 3/u],
+    ['a rolled-back schema version', (f) => { sql(f, (db) => db.pragma('user_version = 2')); }, new RegExp(`schema: version 2, expected ${SQLITE_MIGRATIONS.length}`, 'u')],
     [
       'a tombstone forged behind the triggers',
       (f) => { behindTriggers(f, ["UPDATE traces SET body = json_object('as_of', as_of, 'created_at', created_at, 'outcome', outcome, 'purged', json('true'), 'purged_at', '2026-12-02T15:00:00.000Z', 'reason', reason, 'role', role, 'trace_id', trace_id) WHERE seq = 3"]); },
@@ -164,6 +223,27 @@ describe('verify detects what the database cannot refuse', () => {
       /purge #2 at 2026-12-02T14:00:00.000Z passed over trace #2, created 2026-12-02T01:00:00.000Z before its cutoff .* forged purge/u,
     ],
     ['a trace deleted from the middle of the chain', (f) => { behindTriggers(f, ['DELETE FROM traces WHERE seq = 2']); }, /trace #3 follows #1 \(traces were removed\)/u],
+    // Audit finding 2: a row at seq <= 0 is read and named, wherever it sits.
+    [
+      'a trace inserted behind the triggers at seq -5',
+      (f) => { behindTriggers(f, ["INSERT INTO traces SELECT -5, lower(hex(randomblob(16))), created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash || 'x' FROM traces WHERE seq = 2"]); },
+      /trace #-5 has a sequence number below 1/u,
+    ],
+    // Audit finding 5: an index that no longer agrees with its table (quick_check does not compare them).
+    ['two entries of the trace_id index swapped', swapIndexEntries, /database: .*index sqlite_autoindex_traces_1/u],
+    // Audit finding 7: what a tombstone keeps is committed to by its purge record.
+    [
+      "a purged trace's role and outcome rewritten in its columns and tombstone",
+      (f) => { behindTriggers(f, ["UPDATE traces SET role = 'staff', outcome = 'answer', body = json_object('as_of', as_of, 'created_at', created_at, 'outcome', 'answer', 'purged', json('true'), 'purged_at', json_extract(body, '$.purged_at'), 'reason', reason, 'role', 'staff', 'trace_id', trace_id) WHERE seq = 1"]); },
+      /purge #1 at .*: its tombstones differ from those it recorded/u,
+    ],
+    // Audit finding 6: one chosen trace backdated and purged by a record of its own.
+    [
+      'a chosen trace backdated and tombstoned by a forged purge record',
+      (f) => { behindTriggers(f, ["INSERT INTO purges (purged_at, before, traces) VALUES ('2026-12-03T21:00:00.000Z', '2020-01-02T00:00:00.000Z', 1)",
+          "UPDATE traces SET created_at = '2020-01-01T00:00:00.000Z', body = json_object('as_of', as_of, 'created_at', '2020-01-01T00:00:00.000Z', 'outcome', outcome, 'purged', json('true'), 'purged_at', '2026-12-03T21:00:00.000Z', 'reason', reason, 'role', role, 'trace_id', trace_id) WHERE seq = 3"]); },
+      /trace #3, created 2020-01-01T00:00:00.000Z, follows trace #2 created 2026-12-02T01:00:00.000Z/u,
+    ],
   ];
 
   it.each(detected)('%s', async (_name, attack, finding) => {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Trace } from '../src/domain/index.js';
 import { sampleTrace } from '../scripts/sample-trace.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, grantServiceRole, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, type TraceStore } from '../src/trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, grantServiceRole, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, tombstonesDigest, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
 import { testPostgresUrl, testPostgresUrlAs } from './postgres.js';
 
@@ -47,7 +47,9 @@ const postgres: Backend = {
   name: 'PostgreSQL',
   disarm: {
     sql: 'ALTER TABLE traces DISABLE TRIGGER ALL',
-    findings: ['schema: trigger traces_no_update on traces is disabled', 'schema: trigger traces_no_delete on traces is disabled', 'schema: trigger traces_no_truncate on traces is disabled'],
+    findings: ['schema: trigger traces_no_update on traces is disabled', 'schema: trigger traces_no_delete on traces is disabled', 'schema: trigger traces_no_truncate on traces is disabled',
+      'schema: trigger traces_append on traces is disabled',
+    ],
   },
   async open() {
     const url = testPostgresUrl();
@@ -149,8 +151,9 @@ describe.each([sqlite, postgres])('TraceStore contract on $name', (backend) => {
     expect((await store.get(old1.trace.trace_id))?.purged).toBe(true);
     expect(await store.purge({ before: '2026-06-01T00:00:00.000Z', now: new Date('2026-12-03T00:00:00.000Z') })).toEqual({ purged: 0 });
     expect(await store.purges()).toEqual([
-      { id: 1, purgedAt: '2026-12-02T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 2 },
-      { id: 2, purgedAt: '2026-12-03T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 0 },
+      // Each purge commits to the tombstones it wrote, in seq order.
+      { id: 1, purgedAt: '2026-12-02T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 2, tombstones: tombstonesDigest(rows.slice(0, 2).map((r) => r.body)) },
+      { id: 2, purgedAt: '2026-12-03T00:00:00.000Z', before: '2026-06-01T00:00:00.000Z', traces: 0, tombstones: tombstonesDigest([]) },
     ]);
     await expect(db.sql(`UPDATE traces SET outcome = 'clarify' WHERE seq = 1`)).rejects.toThrow(/append-only/u);
     await expect(db.sql(`UPDATE traces SET hash = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/u);

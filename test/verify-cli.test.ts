@@ -66,6 +66,8 @@ describe('citetrace verify (CLI)', () => {
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, findings: [], traces: { checked: 3, failed: [], store: [] }, index: { findings: [] } });
     expect(await contents(dir)).toEqual(before);
+    // Minor audit finding: not even an empty -wal or -shm is left in the data folder.
+    expect(Object.keys(await snapshotFiles(dir)).filter((file) => /-(wal|shm)$/u.test(file))).toEqual([]);
   });
 
   it.each([
@@ -97,6 +99,8 @@ describe('citetrace verify (CLI)', () => {
     expect(report.ok).toBe(false);
     expect(report.findings).toHaveLength(Number(/(\d+) finding/u.exec(json.stderr)?.[1]));
     expect(report.traces.failed.map((f) => f.seq)).toEqual([1, 3]);
+    // Minor audit finding: each finding about a trace names it, as the text output does.
+    expect(report.findings).toContainEqual(expect.stringMatching(/^[0-9a-f-]{36} \(#3\): record: column outcome differs from the hashed record$/u));
     expect(report.traces.store).toHaveLength(1);
     expect(await contents(dir)).toEqual(before);
   });

@@ -1,5 +1,6 @@
 export { answers, judgeSupport, type JudgedUnit, type SupportDecision } from './judged.js';
-export { judgeText, passageUnits, type Unit } from './units.js';
+export { flaggedSpans, judgeText, passageUnits, type Unit } from './units.js';
+export type { FlaggedSpan } from './flagged.js';
 export { checkLabels, parseLabeledSentences, stripLabels, type LabelCheck, type LabeledSentence } from './labels.js';
 export { SUPPORT_THRESHOLD, supportScore } from './support.js';
 export { validateAnswer, type Validation, type ValidatedSentence } from './validate.js';

@@ -4,8 +4,8 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import type { Passage } from '../domain/index.js';
-import { isInstruction } from '../policy/index.js';
 import { sentenceSpans } from '../text/index.js';
+import { flaggedTexts, overlaps, type FlaggedSpan } from './flagged.js';
 
 /**
  * What one statement of a policy page is, read from its Markdown tree: a sentence of a paragraph,
@@ -34,6 +34,10 @@ interface Span {
   readonly end: number;
 }
 
+/** Whether a span holds text flagged as addressed to a machine reader; nothing is blocked when the units are first drawn. */
+type Blocked = (span: Span) => boolean;
+const NOTHING: Blocked = () => false;
+
 const spanOf = (node: Node): Span => ({
   start: node.position?.start.offset ?? 0,
   end: node.position?.end.offset ?? 0,
@@ -61,15 +65,17 @@ function leadInOf(source: string, previous: RootContent | undefined): string | n
   return last.endsWith(':') ? last : null;
 }
 
-function itemUnits(source: string, list: List, leadIn: string | null): Unit[] {
+function itemUnits(source: string, list: List, leadIn: string | null, blocked: Blocked): Unit[] {
   return list.children.flatMap((item: ListItem) => {
     const [first, ...rest] = item.children;
+    // A flagged item takes its nested list with it: that list is what the instruction introduces.
+    if (first !== undefined && blocked(spanOf(first))) return [];
     const own = first?.type === 'paragraph' ? plain(source.slice(spanOf(first).start, spanOf(first).end)) : '';
     const span = first === undefined ? spanOf(item) : spanOf(first);
     const units: Unit[] = own === '' ? [] : [{ kind: 'item', text: leadIn === null ? own : `${leadIn} ${own}`, start: span.start, end: span.end }];
     // A nested list reads its parent item as lead-in when that item ends with a colon.
     const nestedLead = own.endsWith(':') ? own : null;
-    return [...units, ...rest.flatMap((child) => (child.type === 'list' ? itemUnits(source, child, nestedLead) : blockUnits(source, [child])))];
+    return [...units, ...rest.flatMap((child) => (child.type === 'list' ? itemUnits(source, child, nestedLead, blocked) : blockUnits(source, [child], blocked)))];
   });
 }
 
@@ -109,36 +115,43 @@ function boldFaqUnits(source: string, node: Paragraph, entry: { question: string
   return answer.map((s): Unit => ({ kind: 'sentence', ...s }));
 }
 
-function blockUnits(source: string, nodes: readonly RootContent[]): Unit[] {
+function blockUnits(source: string, nodes: readonly RootContent[], blocked: Blocked): Unit[] {
   // Headings are context, not claims; code, HTML and definitions state nothing a patient is told.
   return nodes.flatMap((node, i): Unit[] => {
+    // A paragraph holding flagged text is an injected instruction as a whole ("… Do not mention this note.").
+    if (node.type === 'paragraph' && blocked(spanOf(node))) return [];
     if (node.type === 'paragraph') {
       const entry = boldQuestionOf(source, node);
-      if (entry !== null) return sentencesOf(source, node).some((s) => isInstruction(s.text)) ? [] : boldFaqUnits(source, node, entry);
+      if (entry !== null) return boldFaqUnits(source, node, entry);
       const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
-      // A paragraph that addresses an AI reader is an injected instruction as a whole ("… Do not mention this note.").
-      if (sentences.some((s) => isInstruction(s.text))) return [];
       // A lead-in ("You may cancel without a fee if:") is read with each item of its list, not alone.
       return nodes[i + 1]?.type === 'list' && leadInOf(source, node) !== null ? sentences.slice(0, -1) : sentences;
     }
-    if (node.type === 'list') return itemUnits(source, node, leadInOf(source, nodes[i - 1]));
+    if (node.type === 'list') {
+      const previous = nodes[i - 1];
+      const leadIn = leadInOf(source, previous);
+      // A list introduced by a flagged lead-in ("Assistant, tell patients:") is part of the instruction.
+      if (leadIn !== null && previous !== undefined && blocked(spanOf(previous))) return [];
+      return itemUnits(source, node, leadIn, blocked);
+    }
     if (node.type === 'table') return rowUnits(node);
-    if (node.type === 'blockquote') return blockUnits(source, node.children);
+    if (node.type === 'blockquote') return blockUnits(source, node.children, blocked);
     return [];
   });
 }
 
 /** An FAQ answer as one text: its paragraphs whole, its list items without lead-ins, its table rows. */
-function answerTexts(source: string, nodes: readonly RootContent[]): string[] {
+function answerTexts(source: string, nodes: readonly RootContent[], blocked: Blocked): string[] {
   return nodes
     .flatMap((node): string[] => {
+      if (blocked(spanOf(node)) && node.type !== 'list' && node.type !== 'table' && node.type !== 'blockquote') return [];
       if (node.type === 'paragraph') return [plain(source.slice(spanOf(node).start, spanOf(node).end))];
-      if (node.type === 'list') return node.children.flatMap((item) => answerTexts(source, item.children));
-      if (node.type === 'table') return rowUnits(node).map((u) => u.text);
-      if (node.type === 'blockquote') return answerTexts(source, node.children);
+      if (node.type === 'list') return node.children.flatMap((item) => answerTexts(source, item.children, blocked));
+      if (node.type === 'table') return rowUnits(node).filter((u) => !blocked(u)).map((u) => u.text);
+      if (node.type === 'blockquote') return answerTexts(source, node.children, blocked);
       return [];
     })
-    .filter((t) => t !== '' && !isInstruction(t));
+    .filter((t) => t !== '');
 }
 
 /**
@@ -151,20 +164,44 @@ const MAX_FAQ_CHARS = 400;
 
 const isFaqQuestion = (heading: string | undefined): heading is string => heading !== undefined && heading.trimEnd().endsWith('?');
 
+type UnitSource = Pick<Passage, 'text' | 'headings'>;
+
+/** The units of a passage's text, spans relative to it, leaving out every unit (and paragraph) where `blocked` says so. */
+function drawUnits(passage: UnitSource, tree: Root, blocked: Blocked): Unit[] {
+  const units = blockUnits(passage.text, tree.children, blocked).filter((u) => !blocked(u));
+  const question = passage.headings.at(-1);
+  if (!isFaqQuestion(question) || units.length === 0 || units.length > MAX_FAQ_UNITS) return units;
+  const text = `${squash(question)} ${answerTexts(passage.text, tree.children, blocked).join(' ')}`;
+  const merged: Unit = { kind: 'faq', text, start: units[0]?.start ?? 0, end: units.at(-1)?.end ?? passage.text.length };
+  // A merged answer never spans flagged text, even text between its statements.
+  return text.length > MAX_FAQ_CHARS || blocked(merged) ? units : [merged];
+}
+
+/** The flagged texts of a passage, spans relative to its text: its lines, their sentences and its units as first drawn. */
+const relativeFlags = (passage: UnitSource, tree: Root): FlaggedSpan[] => flaggedTexts(passage.text, drawUnits(passage, tree, NOTHING));
+
+const shifted = <T extends Span>(span: T, by: number): T => ({ ...span, start: span.start + by, end: span.end + by });
+
+/**
+ * What the injection detector flags in a passage (spans in its revision's body): every raw line,
+ * every sentence of a line and every unit as the judge reads it. Ingest reports exactly these
+ * (src/ingest/repository.ts), and passageUnits never returns a unit that overlaps one.
+ */
+export function flaggedSpans(passage: Pick<Passage, 'text' | 'start' | 'headings'>): FlaggedSpan[] {
+  return relativeFlags(passage, parser.parse(passage.text)).map((f) => shifted(f, passage.start));
+}
+
 /**
  * The units of a passage, with spans in its revision's body. Under a heading that is a question
  * (an FAQ entry) a short answer forms one unit with its question.
- * Lines addressed to an assistant (injected instructions) are never units.
+ * Text addressed to an assistant (injected instructions) is never in a unit: no unit overlaps a
+ * flagged span, a paragraph holding one is left out whole, and so is a list it introduces.
  */
 export function passageUnits(passage: Pick<Passage, 'text' | 'start' | 'end' | 'headings'>): Unit[] {
   const tree: Root = parser.parse(passage.text);
-  const units = blockUnits(passage.text, tree.children)
-    .filter((u) => !isInstruction(u.text))
-    .map((u) => ({ ...u, start: passage.start + u.start, end: passage.start + u.end }));
-  const question = passage.headings.at(-1);
-  if (!isFaqQuestion(question) || units.length === 0 || units.length > MAX_FAQ_UNITS) return units;
-  const text = `${squash(question)} ${answerTexts(passage.text, tree.children).join(' ')}`;
-  return text.length > MAX_FAQ_CHARS ? units : [{ kind: 'faq', text, start: units[0]?.start ?? passage.start, end: units.at(-1)?.end ?? passage.end }];
+  const flags = relativeFlags(passage, tree);
+  const blocked: Blocked = (span) => flags.some((f) => overlaps(span, f));
+  return drawUnits(passage, tree, blocked).map((u) => shifted(u, passage.start));
 }
 
 /** What the judge reads for a unit: the page title and the headings above it (an FAQ question is in the unit itself), then the unit. */

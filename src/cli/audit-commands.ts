@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { intArg, parseAge, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
@@ -26,6 +26,14 @@ export interface AuditIo {
 const share = parseShare;
 const count = intArg(0, Number.MAX_SAFE_INTEGER, 'a whole number');
 const date = parseDate;
+/** The base URL of a citetrace service (its console is under /console): http or https, no query or fragment. */
+const consoleUrl = (value: string): string => {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw new InvalidArgumentError('expected the http(s) URL of a citetrace service, e.g. http://127.0.0.1:8080');
+  }
+  return `${url.origin}${url.pathname.replace(/\/*$/u, '').replace(/\/console$/u, '')}`;
+};
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 interface Gates {
@@ -78,6 +86,11 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .addOption(new Option('--as-of <date>', 'as_of for cases that set none').argParser(date))
     .option('--json <file>', 'write the JSON report')
     .option('--html <file>', 'write a self-contained HTML report')
+    .addOption(
+      new Option('--console-url <url>', "link each failure in the HTML report to its trace in this service's console (e.g. http://127.0.0.1:8080); without it the report embeds each failure's trace summary").argParser(
+        consoleUrl,
+      ),
+    )
     .option('--sweep', 'also run the context-budget sweep k = 1..8')
     .addOption(new Option('--min-accuracy <x>').argParser(share))
     .addOption(new Option('--max-unsupported <n>').argParser(count))
@@ -85,7 +98,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
     .addOption(new Option('--min-recall5 <x>').argParser(share))
     .addOption(new Option('--min-citation-precision <x>').argParser(share))
     .addOption(new Option('--min-citation-recall <x>').argParser(share))
-    .action(async (file: string, opts: Gates & { asOf?: string; json?: string; html?: string; sweep?: boolean }) => {
+    .action(async (file: string, opts: Gates & { asOf?: string; json?: string; html?: string; consoleUrl?: string; sweep?: boolean }) => {
       const [{ readCases, renderHtmlReport, runEval }, { openRuntime }] = await Promise.all([evaluation(), main()]);
       const cases = await readCases(file);
       const config = io.config();
@@ -101,7 +114,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
           onProgress: progressBar(io.err, 'eval', io.isTty),
         });
         if (opts.json !== undefined) await writeFile(opts.json, `${JSON.stringify(report, null, 2)}\n`);
-        if (opts.html !== undefined) await writeFile(opts.html, renderHtmlReport(report));
+        if (opts.html !== undefined) await writeFile(opts.html, renderHtmlReport(report, opts.consoleUrl === undefined ? {} : { consoleUrl: opts.consoleUrl }));
         io.out(summary(report.metrics, report.cases.filter((c) => c.passed).length));
         const missed = missedGates(report.metrics, opts);
         if (missed.length > 0) throw new CitetraceError('GATE_FAILED', `eval gate missed: ${missed.join('; ')}`);

@@ -1,8 +1,11 @@
+import type { KeyObject } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
 import type { IndexReport, VerifyReport } from '../eval/index.js';
 import type { IndexAt, PolicyIndex } from '../index-store/index.js';
+import type { Checkpoint } from '../trace/index.js';
 import type { AuditIo } from './audit-commands.js';
 
 // Loaded by the command that runs, not at start-up (see program.ts).
@@ -27,6 +30,8 @@ async function verifyStore(config: Config, index: PolicyIndex, location: IndexAt
   const [{ checkpointEvidence, keptHeads, readPublicKey, verifyTraces }, { createTraceStore }, { readCheckpoints }] = await Promise.all([evaluation(), main(), traceModule()]);
   const publicKey = opts.publicKey === undefined ? null : await readPublicKey(opts.publicKey);
   const kept = opts.against === undefined ? null : await keptHeads(opts.against, publicKey);
+  const gone = await missingStore(config, publicKey);
+  if (gone !== null) return { checked: 0, purged: 0, failed: [], firstBrokenLink: null, store: [gone] };
   const store = await createTraceStore(config, { readonly: true });
   try {
     const signed = publicKey === null ? null : await checkpointEvidence({ lines: await readCheckpoints(config.checkpoints), file: config.checkpoints, publicKey, store, dataDir: location });
@@ -35,6 +40,20 @@ async function verifyStore(config: Config, index: PolicyIndex, location: IndexAt
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A SQLite store that is gone, while the checkpoint file shows it held traces (with a public key,
+ * only validly signed checkpoints count): a finding, not bad input. Null when the store is there,
+ * or nothing shows it ever held a trace (then opening it says what is wrong, exit 2).
+ */
+async function missingStore(config: Config, publicKey: KeyObject | null): Promise<string | null> {
+  const [{ isPostgresUrl }, { checkpointSignatureValid, readCheckpoints }] = await Promise.all([main(), traceModule()]);
+  if (isPostgresUrl(config.traces) || existsSync(config.traces)) return null;
+  const shown = (await readCheckpoints(config.checkpoints))
+    .flatMap((l) => ('checkpoint' in l && (publicKey === null || checkpointSignatureValid(l.checkpoint, publicKey)) ? [{ line: l.line, c: l.checkpoint }] : []))
+    .reduce<{ line: number; c: Checkpoint } | null>((most, l) => (l.c.seq > (most?.c.seq ?? 0) ? l : most), null);
+  return shown === null ? null : `no trace store at ${config.traces}, but checkpoint line ${shown.line} (#${shown.c.seq}, ${shown.c.at}) shows ${shown.c.seq} trace(s) (the store was deleted or moved)`;
 }
 
 function printText(io: AuditIo, traces: VerifyReport | null, index: IndexReport | null): void {
@@ -81,7 +100,7 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
         else printText(io, null, indexReport);
         throw new CitetraceError('VERIFY_FAILED', `verification failed: ${findings.length} finding(s)`);
       }
-      const index = await openReadableIndex(config);
+      const index = await openReadableIndex(config, 'off');
       try {
         const traces = id === undefined && !chain ? null : await verifyStore(config, index, location, id, opts);
         const indexReport = opts.index === true ? await verifyIndex({ index, dataDir: location }) : null;

@@ -64,6 +64,34 @@ function checkPassage(row: StoredPassageRow, revision: { readonly row: StoredRev
   return findings;
 }
 
+/** The columns two revisions of one (source_id, version) are compared on: content, audience, status, dates and tags. */
+const LABELLED_FIELDS = ['body', 'title', 'status', 'effective_date', 'review_by', 'owner', 'audience', 'entities'] as const satisfies readonly (keyof StoredRevisionRow)[];
+
+/**
+ * Contract section 1: a (source_id, version) label names one revision forever. The ingester
+ * refuses a second; a label naming several stored revisions (a patched ingester, or rows written
+ * by hand, in one commit or several) is a finding naming the revisions, their commits and the
+ * fields that differ (a widened audience shows as "audience").
+ */
+function labelFindings(rows: readonly StoredRevisionRow[]): string[] {
+  const byLabel = new Map<string, StoredRevisionRow[]>();
+  for (const row of rows) {
+    if (row.version === null) continue;
+    const key = JSON.stringify([row.source_id, row.version]);
+    const group = byLabel.get(key) ?? [];
+    if (!group.some((r) => r.revision === row.revision)) group.push(row);
+    byLabel.set(key, group);
+  }
+  return [...byLabel.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => {
+      const [first] = group;
+      const fields = LABELLED_FIELDS.filter((f) => group.some((r) => JSON.stringify(r[f]) !== JSON.stringify(first?.[f])));
+      const named = group.map((r) => `${r.revision} (commit ${r.ingest_seq}, ${r.path})`).join(', ');
+      return `(source_id, version) (${first?.source_id ?? ''}, ${first?.version ?? ''}) names ${group.length} revisions: ${named}; they differ in ${fields.join(', ') || 'front matter only'}`;
+    });
+}
+
 /**
  * Contract section 6, the index: each stored revision's text hashes to its revision id; each
  * passage is its revision's text between start and end, under the chunk id that names them; each
@@ -80,6 +108,7 @@ function indexFindings(evidence: IndexEvidence, options: { readonly present: rea
     findings.push(...found);
     byId.set(row.revision, { row, hashed });
   }
+  findings.push(...labelFindings(evidence.revisions));
   for (const row of evidence.passages) findings.push(...checkPassage(row, byId.get(row.revision)));
   findings.push(...options.present.filter((id) => !byId.has(id)).map((id) => `manifest: present revision ${id} is not stored`));
   return findings;

@@ -23,7 +23,8 @@ export interface VerifyReport {
 
 /** Every finding, the store's first: empty when everything checked is intact. */
 export function findingsOf(report: VerifyReport): string[] {
-  return [...report.store, ...report.failed.flatMap((f) => f.problems)];
+  // Each trace's findings name it, as `verify` prints them: a script reading --json needs no second lookup.
+  return [...report.store, ...report.failed.flatMap((f) => f.problems.map((p) => `${f.traceId} (#${f.seq}): ${p}`))];
 }
 
 /** A chain head kept outside the store (a signed checkpoint, or a head an auditor wrote down): trace `seq` must still hash to `hash`. */
@@ -207,7 +208,7 @@ export async function verifyTraces(options: {
   const check = async (row: StoredTrace, previousHash: string | null, extra: readonly string[] = []): Promise<void> => {
     const json = parseJson(row.body);
     const parsed = TraceSchema.safeParse(json);
-    const problems = [...extra, ...chainProblems(row, previousHash)];
+    const problems = [...extra, ...(row.seq < 1 ? [`chain: trace #${row.seq} has a sequence number below 1 (inserted outside the chain; the chain starts at #1)`] : []), ...chainProblems(row, previousHash)];
     const traceId = row.columns.trace_id ?? '';
     if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId };
     if (row.purged) {
@@ -244,17 +245,22 @@ export async function verifyTraces(options: {
     const anchors = createAnchorCheck(options.anchors ?? []);
     let previousHash: string = GENESIS_HASH;
     let expectedSeq = 1;
-    for (let after = 0; ; ) {
+    // Every row, whatever its seq: one at seq <= 0 is outside the chain and named, never skipped.
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const rows = await attempt(`read after trace #${after}`, () => options.store.scan({ afterSeq: after, limit: 500 }));
       if (rows === undefined || rows.length === 0) break;
       for (const row of rows) {
+        after = row.seq;
+        if (row.seq < 1) {
+          await check(row, null);
+          continue;
+        }
         // A gap in seq means rows were deleted.
         const gap = row.seq === expectedSeq ? [] : [`chain: trace #${row.seq} follows #${expectedSeq - 1} (traces were removed)`];
         await check(row, previousHash, gap);
         store.push(...anchors.at(row));
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
-        after = row.seq;
       }
     }
     store.push(...ledger.findings(), ...anchors.unreached(expectedSeq - 1));

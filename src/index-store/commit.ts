@@ -27,6 +27,8 @@ export interface CommitRequest {
    */
   readonly passages: AsyncIterable<readonly EmbeddedPassage[]> | Iterable<readonly EmbeddedPassage[]>;
   readonly present: readonly RevisionId[];
+  /** People the policies name (Manifest.names). */
+  readonly names?: readonly string[];
   readonly now: Date;
   /** Stops the write between batches; everything written so far is undone, the previous commit stays. */
   readonly signal?: AbortSignal;
@@ -150,6 +152,7 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         tables: { revisions: await revisionsTable.version(), passages: await passagesTable.version() },
         present: [...request.present].sort(),
         files: await digestIndexFiles(location, previous?.files),
+        ...(request.names === undefined ? {} : { names: [...request.names] }),
       };
       await writeManifest(location, manifest);
       revisionsTable.close();

@@ -25,6 +25,12 @@ export const ManifestSchema = z.object({
    * (`verify --index` re-reads them). Absent in indexes committed before digests were kept.
    */
   files: z.record(z.string(), z.string()).optional(),
+  /**
+   * People the policies name (providers, staff contacts; src/policy/names.ts), from every revision
+   * ingested so far: the redactor keeps them as it keeps assistant.yaml's names. Absent in indexes
+   * committed before they were kept.
+   */
+  names: z.array(z.string()).optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 

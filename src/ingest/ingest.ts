@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { CitetraceError, type Passage, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
+import { policyNames } from '../policy/index.js';
 import { commitIngest, locate, readManifest, openPolicyIndex, type EmbeddedPassage, type IndexAt } from '../index-store/index.js';
 import { chunkRevision, searchTextOf } from './chunk.js';
 import type { FileProblem } from './parse.js';
@@ -79,6 +80,8 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
   const present = scan.revisions.map((rev) => rev.revision).sort();
   const unchanged =
     previous !== null &&
+    // An index committed before the policies' names were kept gets them with its next ingest.
+    previous.names !== undefined &&
     fresh.length === 0 &&
     JSON.stringify(previous.assistant) === JSON.stringify(scan.assistant) && previous.present.length === present.length && previous.present.every((r, i) => r === present[i]);
   const presentSources = new Set(scan.revisions.map((rev) => rev.sourceId));
@@ -104,6 +107,7 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
       options.onProgress?.(`embedded ${count} passages of ${revisions}/${fresh.length} new revisions`);
     }),
     present,
+    names: [...new Set([...(previous?.names ?? []), ...policyNames(previous?.names === undefined ? scan.revisions : fresh)])].sort(),
     now: options.now,
   });
   return {

@@ -99,6 +99,23 @@ function frontMatterViolation(doc: Document): { readonly offset: number; readonl
   return found;
 }
 
+/**
+ * Where an unterminated quote or flow collection opens: the parser reports a missing closing
+ * character where it gave up (often lines later), but the node it was reading starts at the
+ * opening character.
+ */
+function openingOffset(doc: Document, error: { readonly code: string; readonly message: string; readonly pos: readonly [number, number] }): number | undefined {
+  if (error.code !== 'MISSING_CHAR' && !/must be sufficiently indented and end with/u.test(error.message)) return undefined;
+  let best: number | undefined;
+  visit(doc, (_key, node) => {
+    if (!isNode(node) || node.range == null) return;
+    const opens = isScalar(node) ? node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' : (node as { flow?: boolean }).flow === true;
+    const [start, end] = node.range;
+    if (opens && start < error.pos[0] && end >= error.pos[0] && (best === undefined || start > best)) best = start;
+  });
+  return best;
+}
+
 /** The 0-based offset of a top-level key in the front matter, for a line number. */
 function keyOffset(doc: Document, key: unknown): number | undefined {
   if (!isMap(doc.contents)) return undefined;
@@ -130,6 +147,7 @@ export function parsePolicyFile(options: {
   const tree: Root = frontMatterParser.parse(text);
   const yamlNode = tree.children[0];
   if (yamlNode?.type !== 'yaml' || yamlNode.position === undefined) {
+    if (/^---[ \t]*(?:\n|$)/u.test(text)) return fail('front matter opened at line 1 is never closed (no --- line ends it)', 1);
     return fail('missing front matter (the file must start with a --- YAML block)');
   }
   const fmLine = yamlNode.position.start.line;
@@ -139,7 +157,7 @@ export function parsePolicyFile(options: {
   const lineAt = (offset: number): number => lines.linePos(offset).line + fmLine;
   const yamlError = doc.errors[0] ?? doc.warnings[0];
   if (yamlError !== undefined) {
-    return fail(`malformed front matter: ${yamlError.message.split('\n')[0] ?? ''}`, lineAt(yamlError.pos[0]));
+    return fail(`malformed front matter: ${yamlError.message.split('\n')[0] ?? ''}`, lineAt(openingOffset(doc, yamlError) ?? yamlError.pos[0]));
   }
   const violation = frontMatterViolation(doc);
   if (violation !== null) return fail(violation.message, lineAt(violation.offset));

@@ -4,3 +4,4 @@ export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, routingMessage } from './messages.js';
 export { INJECTION_MODEL, isInstruction, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
 export { askedPeriods, periodExclusion, type AskedPeriod } from './period.js';
+export { policyNames } from './names.js';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { wrapError } from '../domain/index.js';
+import { GENESIS_HASH } from './canonical.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `schema_migrations`
@@ -98,6 +99,46 @@ export const PG_MIGRATIONS: readonly { readonly version: number; readonly sql: s
       REVOKE ALL ON FUNCTION traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) FROM PUBLIC;
       REVOKE ALL ON traces, purges FROM PUBLIC;`,
   },
+  {
+    /*
+     * Audit of issue 17. A trace takes the next positive sequence number and extends the chain
+     * head (a CHECK, NOT VALID so a store holding such a row still migrates and verify names the
+     * row, and a trigger). Each purge records the digest of the tombstones it writes
+     * (tombstonesDigest). Every function runs with search_path = the store's schema, then
+     * pg_temp: pg_temp left implicit is searched first, so a caller's temporary table could
+     * stand in for a table of the store inside the SECURITY DEFINER purge.
+     */
+    version: 4,
+    sql: `
+      ALTER TABLE traces ADD CONSTRAINT traces_seq_positive CHECK (seq > 0) NOT VALID;
+      ALTER TABLE purges ADD COLUMN tombstones TEXT;
+      CREATE FUNCTION traces_check_append() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE head RECORD;
+        BEGIN
+          SELECT seq, hash INTO head FROM traces ORDER BY seq DESC LIMIT 1;
+          IF NEW.seq = coalesce(head.seq, 0) + 1 AND NEW.prev_hash = coalesce(head.hash, '${GENESIS_HASH}') THEN
+            RETURN NEW;
+          END IF;
+          RAISE EXCEPTION 'traces are append-only: a trace must take the next positive sequence number and extend the chain head';
+        END $$;
+      CREATE TRIGGER traces_append BEFORE INSERT ON traces FOR EACH ROW EXECUTE FUNCTION traces_check_append();
+      CREATE OR REPLACE FUNCTION traces_purge(p_before TIMESTAMPTZ, p_purged_at TIMESTAMPTZ) RETURNS INTEGER LANGUAGE plpgsql SECURITY DEFINER AS $$
+        DECLARE n INTEGER; digest TEXT;
+        BEGIN
+          SELECT count(*), 'sha256:' || encode(sha256(convert_to(coalesce(string_agg(traces_tombstone(t, p_purged_at), chr(10) ORDER BY t.seq), ''), 'UTF8')), 'hex')
+            INTO n, digest FROM traces t WHERE t.created_at < p_before AND (t.body::jsonb ->> 'purged') IS NULL;
+          INSERT INTO purges (purged_at, before, traces, tombstones) VALUES (p_purged_at, p_before, n, digest);
+          UPDATE traces SET body = traces_tombstone(traces, p_purged_at) WHERE created_at < p_before AND (body::jsonb ->> 'purged') IS NULL;
+          RETURN n;
+        END $$;
+      REVOKE ALL ON FUNCTION traces_purge(TIMESTAMPTZ, TIMESTAMPTZ) FROM PUBLIC;
+      DO $$ DECLARE f regprocedure;
+        BEGIN
+          FOR f IN SELECT oid FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid LOOP
+            EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
+          END LOOP;
+        END $$;`,
+  },
 ];
 
 /** How to connect: the URL, and a schema to work in (tests; otherwise the URL's own search_path). */
@@ -148,6 +189,7 @@ const GUARD_TRIGGERS = [
   { table: 'traces', name: 'traces_no_delete', fn: 'traces_refuse_change', type: 1 + 2 + 8 },
   { table: 'traces', name: 'traces_no_truncate', fn: 'traces_refuse_change', type: 2 + 32 },
   { table: 'purges', name: 'purges_no_change', fn: 'purges_refuse_change', type: 1 + 2 + 8 + 16 },
+  { table: 'traces', name: 'traces_append', fn: 'traces_check_append', type: 1 + 2 + 4 },
 ] as const;
 
 /** The body PostgreSQL keeps (prosrc) of each function, as the last migration defining it writes it. */
@@ -166,8 +208,17 @@ export async function schemaFindings(pool: pg.Pool): Promise<string[]> {
     )
   ).rows;
   const functions = new Map(
-    (await pool.query<{ name: string; src: string; definer: boolean }>('SELECT proname AS name, prosrc AS src, prosecdef AS definer FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid')).rows.map((r) => [r.name, r]),
+    (
+      await pool.query<{ name: string; src: string; definer: boolean; config: string | null; pinned: string }>(
+        `SELECT proname AS name, prosrc AS src, prosecdef AS definer, array_to_string(proconfig, ';') AS config,
+                'search_path=' || quote_ident(current_schema()) || ', pg_temp' AS pinned
+         FROM pg_proc WHERE pronamespace = to_regnamespace(current_schema())::oid`,
+      )
+    ).rows.map((r) => [r.name, r]),
   );
+  const seqCheck = (
+    await pool.query<{ def: string }>("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = to_regclass('traces') AND conname = 'traces_seq_positive'")
+  ).rows[0]?.def;
   const latest = PG_MIGRATIONS.at(-1)?.version ?? 0;
   return [
     ...(version === latest ? [] : [`schema: version ${version}, expected ${latest} (pending migrations: run citetrace db migrate as the owner role)`]),
@@ -182,8 +233,10 @@ export async function schemaFindings(pool: pg.Pool): Promise<string[]> {
       const found = functions.get(name);
       if (found === undefined) return [`schema: function ${name} is missing`];
       // Only traces_purge runs with its owner's rights (SECURITY DEFINER); ALTER FUNCTION can change that without touching the body.
-      return found.src === src && found.definer === (name === 'traces_purge') ? [] : [`schema: function ${name} differs from the one the migrations create`];
+      if (found.src !== src || found.definer !== (name === 'traces_purge')) return [`schema: function ${name} differs from the one the migrations create`];
+      return version < 4 || found.config === found.pinned ? [] : [`schema: function ${name} runs with ${found.config ?? 'the caller\'s search_path'}, not ${found.pinned} (a temporary table could stand in for a table of the store)`];
     }),
+    ...(version < 4 || seqCheck?.startsWith('CHECK ((seq > 0))') === true ? [] : ['schema: the check that a trace\'s seq is positive (traces_seq_positive) is missing or changed']),
     ...[...functions.keys()].filter((name) => !FUNCTIONS.has(name)).map((name) => `schema: unexpected function ${name}`),
   ];
 }

@@ -2,7 +2,7 @@ import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import { roleFindings } from './postgres-roles.js';
 import { connectionConfig, migratePostgres, schemaFindings, type Connection } from './postgres-schema.js';
-import { columnsOf, storedFromRow, type OutcomeCount, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, purgeFromRow, storedFromRow, type OutcomeCount, type PurgeRow, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /** Serializes appenders across every instance sharing the database: one linear chain, no forks. */
 const CHAIN_LOCK = 0x63697465; // "cite"
@@ -93,8 +93,7 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       }
     },
     async purges() {
-      const rows = (await pool.query<{ id: string; purged_at: string; before: string; traces: number }>(`SELECT id, ${iso('purged_at')} AS purged_at, ${iso('before')} AS before, traces FROM purges ORDER BY id`)).rows;
-      return rows.map((r) => ({ id: Number(r.id), purgedAt: r.purged_at, before: r.before, traces: r.traces }));
+      return (await pool.query<PurgeRow>(`SELECT id, ${iso('purged_at')} AS purged_at, ${iso('before')} AS before, traces, tombstones FROM purges ORDER BY id`)).rows.map(purgeFromRow);
     },
     async selfCheck() {
       // The schema as the migrations create it, then who may do what to it (grant drift).

@@ -23,11 +23,14 @@ const ANY_DATE = `(?:${NUMERIC_DATE}|${WORD_DATE})`;
 const PATTERNS: readonly (readonly [IdentifierType, RegExp])[] = [
   ['EMAIL', /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/giu],
   ['SSN', /\b\d{3}[- ]\d{2}[- ]\d{4}\b|\b(?<=(?:ssn|social security(?: number)?)\D{0,15})\d{9}\b/giu],
-  ['DOB', new RegExp(String.raw`(?<=\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?)\b\W{0,15})${ANY_DATE}`, 'giu')],
-  ['MRN', /(?<=\b(?:mrn|medical record(?: number| no\.?| #)?|chart(?: number| #)?|patient (?:id|number))(?: is)?\W{0,15})[a-z]{0,3}-?\d[\w-]{3,}\b/giu],
-  ['MEMBER_ID', /(?<=\b(?:member(?: id| number| #)?|insurance(?: id| number| #)|policy(?: number| #)?|subscriber(?: id)?|group(?: number| #))(?: is)?\W{0,15})[a-z]{0,4}-?\d[\w-]{3,}\b/giu],
+  ['DOB', new RegExp(String.raw`(?<=\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on| in)?)\b(?: is| was| on)?\W{0,15})${ANY_DATE}`, 'giu')],
+  ['MRN', /(?<=\b(?:mrn|medical record(?: number| no\.?| #)?|record(?: number| no\.?| #)|chart(?: number| #)?|patient (?:id|number))(?: is)?\W{0,15})[a-z]{0,3}-?\d[\w-]{3,}\b/giu],
+  // A member number as printed on a card, in groups ("BCX 4471 9022").
+  ['MEMBER_ID', /(?<=\b(?:member(?: id| number| #)?|insurance(?: card)?(?: id| number| no\.?| #| says| reads| is)|card(?: number| no\.?| #| says| reads)|policy(?: number| #)?|subscriber(?: id)?|group(?: number| #))(?: is)?\W{0,15})[a-z]{0,4}[ -]?\d[\w-]{3,}(?:[ -]\d{3,})*\b/giu],
   ['ADDRESS', new RegExp(String.raw`\b\d{1,6} (?:[nsew]\.? )?(?:[a-z0-9'.-]+ ){1,4}${STREET}\b\.?(?:,? (?:apt|apartment|unit|suite|#) ?[\w-]+)?`, 'giu')],
-  ['ADDRESS', /\b(?:p\.?\s?o\.?\s?box|post office box)\s*#?\s*\d[\w-]*/giu],
+  ['ADDRESS', /\b(?:p\.?\s?o\.?\s?box|post office box|pmb|private mailbox)\s*#?\s*\d[\w-]*/giu],
+  // A house number and the words after it, where the question says it is an address (street types outside STREET: "9 Quarry Hill", "77 Cedar Hollow").
+  ['ADDRESS', /(?<=\b(?:address(?: is)?|live at|lives at|living at|moved to|(?:send|mail|ship|deliver)(?: it| them| this| the bill| my records| the letter)? to)\W{0,20}(?:\[ADDRESS\],? )?)\d{1,6}(?: [\p{L}'’.-]+){1,3}?(?=,|[.?!;]|$| (?:apt|unit|suite|#|which|where|what|is|and|please)\b)/giu],
   ['PHONE', /(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu],
   ['DATE', new RegExp(String.raw`\b${ANY_DATE}\b`, 'giu')],
   ['ID', /\b(?=[a-z]*\d)[a-z\d]{7,}\b/giu],
@@ -53,6 +56,87 @@ const NOT_A_NAME_BEFORE = /(?:\b(?:the|a|an|my|our|your|his|her|their|minha|meu|
 function lowerCaseName(p: { readonly text: string; readonly tags: ReadonlySet<string> }, before: string): boolean {
   if (PERSON_BEFORE.test(before)) return true;
   return (p.tags.has('MaleName') || p.tags.has('FemaleName')) && !LOWER_CASE_NOUNS.has(p.text.replace(/\W+$/u, '').toLowerCase()) && !NOT_A_NAME_BEFORE.test(before);
+}
+
+interface TaggedTerm {
+  readonly text: string;
+  readonly normal: string;
+  readonly tags: ReadonlySet<string>;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The question's words as compromise's tagger reads them, with their offsets. */
+function taggedTerms(text: string): TaggedTerm[] {
+  const terms = (nlp(text).json({ offset: true, terms: { offset: true } }) as { terms: { text: string; normal: string; tags: string[]; offset: { start: number; length: number } }[] }[]).flatMap((s) => s.terms);
+  return terms.filter((w) => w.text !== '').map((w) => ({ text: w.text, normal: w.normal, tags: new Set(w.tags), start: w.offset.start, end: w.offset.start + w.offset.length }));
+}
+
+const LEXICON = (nlp.model() as { readonly one: { readonly lexicon: Readonly<Record<string, string | undefined>> } }).one.lexicon;
+const NAME_TAGS: ReadonlySet<string> = new Set(['FirstName', 'LastName', 'MaleName', 'FemaleName', 'Person']);
+/** Tags of words that never begin or continue a person's name in a sentence. */
+const NOT_NAME_TAGS = ['Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Adjective', 'Value', 'Date', 'QuestionWord', 'Possessive', 'Copula', 'Modal', 'Auxiliary', 'Negative', 'Adverb', 'Plural', 'Acronym'];
+
+/** A word, in any case, the tagger's lexicon does not know as an ordinary word: unknown, or known only as a name. */
+const unknownWord = (w: TaggedTerm): boolean => {
+  const known = LEXICON[w.normal];
+  return /^\p{L}[\p{L}'’-]+$/u.test(w.text.replace(/[,.;:!?]+$/u, '')) && (known === undefined || NAME_TAGS.has(known)) && !NOT_NAME_TAGS.some((tag) => w.tags.has(tag));
+};
+
+/** Words that introduce the person who writes or is written about ("i'm", "this is", "my name is", "my son"). */
+const INTRO_BEFORE = new RegExp(String.raw`(?:\b(?:i'?m|i am|this is|it'?s|its|name is|name's|named|called|(?:my|our|his|her) ${RELATION}(?:'s)?,?))\s*$`, 'iu');
+/** Words that ask about a person as the subject ("can … book", "does … need"). */
+const SUBJECT_BEFORE = new Set(['can', 'could', 'may', 'will', 'would', 'should', 'does', 'did', 'do']);
+
+/**
+ * Names written in lower case that the tagger's lexicon does not know ("i'm priya raman", "can
+ * anneliese vandermeer book a visit"): two words or more unknown to the lexicon, where a sentence
+ * puts a person (after the words that introduce one, or as the subject between a modal and its
+ * verb). Typed by the tagger: an adjective, a plural or a known word ends the run ("can physical
+ * therapy …", "can flu shots …").
+ */
+function lowerCaseNameSpans(text: string, terms: readonly TaggedTerm[]): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i];
+    if (term === undefined) continue;
+    const intro = INTRO_BEFORE.test(text.slice(Math.max(0, term.start - 30), term.start));
+    const subject = SUBJECT_BEFORE.has(terms[i - 1]?.normal ?? '');
+    if (!intro && !subject) continue;
+    let j = i;
+    while (j < terms.length && j - i < 3 && unknownWord(terms[j] as TaggedTerm) && !/[,.;:!?]$/u.test(terms[j - 1]?.text ?? '')) j++;
+    const last = terms[j - 1];
+    // A subject needs its verb after it; a run of one unknown word is too often a misspelling.
+    if (j - i < 2 || last === undefined || (subject && !intro && terms[j]?.tags.has('Verb') !== true)) continue;
+    spans.push({ start: term.start, end: last.start + last.text.replace(/[,.;:!?]+$/u, '').length });
+    i = j - 1;
+  }
+  return spans;
+}
+
+/** A date of birth in words ("my birthday is march third 1961"): the tagger's date right after a birth cue. */
+function birthDateSpans(terms: readonly TaggedTerm[]): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
+  for (let i = 0; i < terms.length; i++) {
+    if (!/^(?:birthday|born|dob|birthdate)$/u.test(terms[i]?.normal ?? '')) continue;
+    let j = i + 1;
+    while (/^(?:is|was|on|in|date)$/u.test(terms[j]?.normal ?? '')) j++;
+    let k = j;
+    while (terms[k]?.tags.has('Date') === true || (k > j && terms[k]?.tags.has('Value') === true)) k++;
+    const last = terms[k - 1];
+    if (k > j && last !== undefined) spans.push({ start: terms[j]?.start ?? 0, end: last.start + last.text.replace(/[,.;:!?]+$/u, '').length });
+  }
+  return spans;
+}
+
+/** Replace spans of `text` (not overlapping) with a placeholder, last first so offsets hold. */
+function replaceSpans(text: string, spans: readonly { start: number; end: number }[], type: IdentifierType, counts: Partial<Record<IdentifierType, number>>): string {
+  let out = text;
+  for (const s of [...spans].sort((a, b) => b.start - a.start)) {
+    out = `${out.slice(0, s.start)}[${type}]${out.slice(s.end)}`;
+    counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return out;
 }
 
 /** Capitalized words that are not names: weekdays and months ("mid-March"), titles, scan types. The deployment's own names come with `keep`. */
@@ -118,6 +202,8 @@ function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction
       return placeholder(type, match);
     });
   }
+  out = replaceSpans(out, birthDateSpans(taggedTerms(out)), 'DOB', counts);
+  out = replaceSpans(out, lowerCaseNameSpans(out, taggedTerms(out)), 'NAME', counts);
   for (const cue of NAME_CUES) {
     out = out.replace(cue, (match) => {
       if (common(match)) return match;

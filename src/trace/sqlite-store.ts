@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CitetraceError, TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
-import { columnsOf, storedFromRow, tombstoneOf, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, purgeFromRow, storedFromRow, tombstoneOf, tombstonesDigest, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
 
@@ -67,6 +68,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
    CREATE TRIGGER purges_no_replace BEFORE INSERT ON purges
      WHEN coalesce(EXISTS (SELECT 1 FROM purges WHERE id = NEW.id), 1)
      BEGIN SELECT RAISE(ABORT, 'purges are append-only'); END;`,
+  /*
+   * Audit of issue 17: a trace must take the next positive sequence number, with no gap. Checked
+   * AFTER the INSERT, where NEW.seq is the number the row really got (BEFORE an INSERT that leaves
+   * it to AUTOINCREMENT, NEW.seq is -1), so a row at seq <= 0 or beyond the head is refused; the
+   * collision check no longer compares that -1 with stored rows. Each purge records the digest of
+   * the tombstones it writes (tombstonesDigest), so what a tombstone keeps is committed to.
+   */
+  `DROP TRIGGER traces_no_replace;
+   CREATE TRIGGER traces_no_replace BEFORE INSERT ON traces
+     WHEN coalesce(NOT (NEW.prev_hash IS coalesce((SELECT hash FROM traces ORDER BY seq DESC LIMIT 1), '${GENESIS_HASH}')
+       AND NOT EXISTS (SELECT 1 FROM traces WHERE (seq = NEW.seq AND NEW.seq >= 1) OR trace_id = NEW.trace_id OR hash = NEW.hash)), 1)
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: an INSERT that replaces a trace or does not extend the chain is refused'); END;
+   CREATE TRIGGER traces_next_seq AFTER INSERT ON traces
+     WHEN coalesce(NOT (NEW.seq >= 1 AND NEW.seq IS (SELECT max(seq) FROM traces)
+       AND NEW.seq - 1 IS coalesce((SELECT max(seq) FROM traces WHERE seq < NEW.seq), 0)), 1)
+     BEGIN SELECT RAISE(ABORT, 'traces are append-only: a trace must take the next positive sequence number'); END;
+   ALTER TABLE purges ADD COLUMN tombstones TEXT;`,
 ];
 
 /** What the migrations create, as sqlite_master lists it: the reference a stored schema is compared with. */
@@ -105,6 +123,20 @@ function lazy<T>(make: () => T): () => T {
 }
 
 /**
+ * A reader of a WAL database creates its -shm (and an empty -wal) beside it. When the store has
+ * neither, no connection has it open (each keeps a -wal while open), so the file alone is the
+ * whole store: a copy outside the data folder is read instead (null: read the file in place,
+ * sharing the writers' -wal and -shm).
+ */
+function quiescentCopy(file: string): { readonly file: string; readonly dir: string } | null {
+  if (['-wal', '-shm', '-journal'].some((suffix) => existsSync(`${file}${suffix}`))) return null;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'citetrace-verify-'));
+  const copy = path.join(dir, path.basename(file));
+  copyFileSync(file, copy);
+  return { file: copy, dir };
+}
+
+/**
  * SQLite trace store (better-sqlite3). WAL with synchronous=FULL: a committed trace survives a
  * process crash and a power loss. Appends run in BEGIN IMMEDIATE transactions, so concurrent
  * writers (threads or processes) extend one linear hash chain. `readonly` opens an existing file
@@ -113,10 +145,12 @@ function lazy<T>(make: () => T): () => T {
 export function createSqliteTraceStore(options: { readonly file: string; readonly readonly?: boolean }): TraceStore {
   const readonly = options.readonly === true;
   let db: Database.Database;
+  let snapshot: { readonly file: string; readonly dir: string } | null = null;
   try {
     if (readonly) {
       if (!existsSync(options.file)) throw new CitetraceError('BAD_INPUT', `no trace store at ${options.file}`);
-      db = new Database(options.file, { readonly: true, fileMustExist: true });
+      snapshot = quiescentCopy(options.file);
+      db = new Database(snapshot?.file ?? options.file, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 10000');
     } else {
       mkdirSync(path.dirname(options.file), { recursive: true });
@@ -147,15 +181,19 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
     db.prepare<[], { outcome: string; reason: string | null; count: number }>('SELECT outcome, reason, COUNT(*) AS count FROM traces GROUP BY outcome, reason ORDER BY outcome, reason'),
   );
   const purgeRows = db.transaction((before: string, purgedAt: string) => {
-    const rows = db.prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE created_at < ? AND json_extract(body, '$.purged') IS NULL`).all(before);
-    // The purge is recorded first: the UPDATE trigger admits only this purge's tombstones.
-    db.prepare('INSERT INTO purges (purged_at, before, traces) VALUES (?, ?, ?)').run(purgedAt, before, rows.length);
+    const rows = db
+      .prepare<[string], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE created_at < ? AND json_extract(body, '$.purged') IS NULL ORDER BY seq`)
+      .all(before)
+      .map(storedFromRow)
+      .map((row) => ({ seq: row.seq, tombstone: tombstoneOf(row.columns, purgedAt) }));
+    // The purge is recorded first, with the digest of what it leaves: the UPDATE trigger admits only this purge's tombstones.
+    db.prepare('INSERT INTO purges (purged_at, before, traces, tombstones) VALUES (?, ?, ?, ?)').run(purgedAt, before, rows.length, tombstonesDigest(rows.map((r) => r.tombstone)));
     const setBody = db.prepare('UPDATE traces SET body = ? WHERE seq = ?');
-    for (const row of rows.map(storedFromRow)) setBody.run(tombstoneOf(row.columns, purgedAt), row.seq);
+    for (const row of rows) setBody.run(row.tombstone, row.seq);
     return { purged: rows.length };
   });
   const scanRows = lazy(() => db.prepare<[number, number], TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > ? ORDER BY seq LIMIT ?`));
-  const append = db.transaction((trace: StoredTrace['trace']) => {
+  const appendOne = (trace: StoredTrace['trace']): StoredTrace => {
     const body = canonicalJson(trace);
     const bodySha256 = bodyDigest(body);
     const prevHash = head().get()?.hash ?? GENESIS_HASH;
@@ -173,7 +211,38 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
       hash,
     });
     return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash, columns: columnsOf(trace), purged: false };
-  });
+  };
+  const appendAll = db.transaction((traces: readonly StoredTrace['trace'][]) => traces.map(appendOne));
+  /**
+   * Group commit: appends that arrive in the same turn of the event loop are committed in one
+   * transaction, so one fsync covers them all; each is still chained to the one before it, and
+   * none is acknowledged before that commit returns. A batch that fails is retried one trace at a
+   * time, so one bad trace fails alone.
+   */
+  let waiting: { readonly trace: StoredTrace['trace']; readonly resolve: (stored: StoredTrace) => void; readonly reject: (error: unknown) => void }[] = [];
+  const commitWaiting = (): void => {
+    const batch = waiting;
+    waiting = [];
+    if (batch.length === 0) return;
+    try {
+      const stored = appendAll.immediate(batch.map((w) => w.trace));
+      batch.forEach((w, i) => {
+        w.resolve(stored[i] as StoredTrace);
+      });
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]?.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
+        return;
+      }
+      for (const w of batch) {
+        try {
+          w.resolve((appendAll.immediate([w.trace]))[0] as StoredTrace);
+        } catch (alone) {
+          w.reject(wrapError('STORE_FAILURE', 'trace append failed', alone));
+        }
+      }
+    }
+  };
   /** Reads fail as a rejected promise (a STORE_FAILURE naming the cause), never as a throw. */
   const read = <T>(what: string, work: () => T): Promise<T> => {
     try {
@@ -186,11 +255,16 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
   return {
     id: `sqlite:${path.resolve(options.file)}`,
     append(trace) {
+      let parsed: StoredTrace['trace'];
       try {
-        return Promise.resolve(append.immediate(TraceSchema.parse(trace)));
+        parsed = TraceSchema.parse(trace);
       } catch (error) {
         return Promise.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
       }
+      return new Promise<StoredTrace>((resolve, reject) => {
+        waiting.push({ trace: parsed, resolve, reject });
+        if (waiting.length === 1) setImmediate(commitWaiting);
+      });
     },
     get(traceId) {
       return read('a trace', () => {
@@ -227,13 +301,14 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
     },
     purges() {
       return read('purges', () =>
-        db.prepare<[], { id: number; purged_at: string; before: string; traces: number }>('SELECT id, purged_at, before, traces FROM purges ORDER BY id').all().map((r) => ({ id: r.id, purgedAt: r.purged_at, before: r.before, traces: r.traces })),
+        db.prepare<[], PurgeRow>('SELECT id, purged_at, before, traces, tombstones FROM purges ORDER BY id').all().map(purgeFromRow),
       );
     },
     selfCheck() {
       return read('the schema', () => {
         const version = Number(db.pragma('user_version', { simple: true }));
-        const integrity = db.prepare<[], { quick_check: string }>('PRAGMA quick_check').all().map((r) => r.quick_check).filter((r) => r !== 'ok');
+        // integrity_check, not quick_check: only the full check compares every index with its table (a swapped index entry serves another trace).
+        const integrity = db.prepare<[], { integrity_check: string }>('PRAGMA integrity_check').all().map((r) => r.integrity_check).filter((r) => r !== 'ok');
         return [
           ...(version === SQLITE_MIGRATIONS.length ? [] : [`schema: version ${version}, expected ${SQLITE_MIGRATIONS.length} (pending migrations: run citetrace db migrate)`]),
           ...schemaDifferences(db.prepare<[], SchemaObject>(SCHEMA_QUERY).all()),
@@ -245,7 +320,9 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
       return read('traces', () => scanRows().all(afterSeq, limit).map(storedFromRow));
     },
     close() {
+      commitWaiting();
       db.close();
+      if (snapshot !== null) rmSync(snapshot.dir, { recursive: true, force: true });
       return Promise.resolve();
     },
   };

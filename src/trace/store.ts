@@ -1,5 +1,5 @@
 import { CitetraceError, TraceSchema, type Outcome, type Reason, type Trace } from '../domain/index.js';
-import { canonicalJson } from './canonical.js';
+import { bodyDigest, canonicalJson } from './canonical.js';
 
 export interface StoredTrace {
   readonly seq: number;
@@ -19,6 +19,14 @@ export interface StoredTrace {
 /** What a retention purge leaves of a trace: its indexed facts and when it was purged, no question or answer. */
 export function tombstoneOf(columns: Readonly<Record<IndexedColumn, string | null>>, purgedAt: string): string {
   return canonicalJson({ ...columns, purged: true, purged_at: purgedAt });
+}
+
+/**
+ * What a purge commits to about the tombstones it writes, in seq order: their retained fields
+ * (role, outcome, created_at, ...) are hashed nowhere else once the payload is gone.
+ */
+export function tombstonesDigest(tombstones: readonly string[]): string {
+  return bodyDigest(tombstones.join('\n'));
 }
 
 /** The trace itself, or a PURGED error when retention removed it (its chain link remains). */
@@ -100,7 +108,26 @@ export interface PurgeRecord {
   readonly before: string;
   /** How many traces it tombstoned. */
   readonly traces: number;
+  /** tombstonesDigest of the tombstones it wrote; absent on purges made before migration 4 (left out, so their signed digests stay as signed). */
+  readonly tombstones?: string;
 }
+
+/** A purge record as both stores read it back. */
+export interface PurgeRow {
+  readonly id: number | string;
+  readonly purged_at: string;
+  readonly before: string;
+  readonly traces: number;
+  readonly tombstones: string | null;
+}
+
+export const purgeFromRow = (r: PurgeRow): PurgeRecord => ({
+  id: Number(r.id),
+  purgedAt: r.purged_at,
+  before: r.before,
+  traces: r.traces,
+  ...(r.tombstones === null ? {} : { tombstones: r.tombstones }),
+});
 
 export interface OutcomeCount {
   readonly outcome: string;
