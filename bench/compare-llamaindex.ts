@@ -14,8 +14,13 @@
  * stdin while citetrace runs), so the drift of the machine's load hits both alike. Prints the latency table, where the time goes, and which contract checks
  * each system performs; writes bench/results/compare-llamaindex.json.
  *
+ * "Outside the models" is each side's per-question time less its models: citetrace's question
+ * embedding, support judge and durable trace commit (fsync), LlamaIndex's question embedding and
+ * mock LLM. With --passages N both sides get a generated repository of about N passages
+ * (bench/scale-corpus.ts; --data DIR keeps its index for the next run) and its questions.
+ *
  * Setup: sh bench/llamaindex/setup.sh
- * Run:   npx tsx bench/compare-llamaindex.ts [--rounds 5] [--export-only FILE]
+ * Run:   npx tsx bench/compare-llamaindex.ts [--rounds 5] [--passages 10000 [--data DIR]] [--export-only FILE]
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,8 +35,10 @@ import { labelOf } from '../src/domain/index.js';
 import { MINILM, type Embedder } from '../src/embed/index.js';
 import { percentile, readCases } from '../src/eval/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
+import { openPolicyIndex } from '../src/index-store/index.js';
+import { generateScaleCorpus, scaleQuestions } from './scale-corpus.js';
 import { createExtractiveGenerator } from '../src/generate/index.js';
-import { createEmbedder, loadShippedJudge, openRuntime } from '../src/main.js';
+import { createEmbedder, loadSharedModels, loadShippedJudge, openRuntime } from '../src/main.js';
 import { mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
 import { createSafetyFloor } from '../src/scope/index.js';
 import { createHybridRetriever, type RetrievalMode } from '../src/retrieve/index.js';
@@ -42,12 +49,16 @@ type Mode = (typeof MODES)[number];
 const ROLE = 'patient';
 const AS_OF = '2026-12-02';
 const GOAL = 5;
+/** Issue 20: per-question time outside the models, LlamaIndex's over citetrace's, in both modes. */
+const OUTSIDE_GOAL = 3;
 
 const argValue = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const ROUNDS = Number(argValue('--rounds') ?? 5);
+const PASSAGES = argValue('--passages') === undefined ? undefined : Number(argValue('--passages'));
+const DATA = argValue('--data');
 const EXPORT_ONLY = argValue('--export-only');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const python = path.join(root, 'bench', 'llamaindex', '.venv', 'bin', 'python');
@@ -58,6 +69,8 @@ interface CitetraceSample {
   readonly embed: number;
   readonly search: number;
   readonly commit: number;
+  readonly judge: number;
+  readonly scope: number;
   readonly outcome: string;
   readonly retriever: string;
 }
@@ -112,14 +125,18 @@ const CHECKS = [
 const work = await mkdtemp(path.join(os.tmpdir(), 'citetrace-vs-llamaindex-'));
 let child: ReturnType<typeof spawn> | undefined;
 try {
-  const config = loadConfig({ env: { ...process.env, CITETRACE_DATA: path.join(work, 'index') } });
+  const config = loadConfig({ env: { ...process.env, CITETRACE_DATA: DATA ?? path.join(work, 'index'), CITETRACE_IN_PROCESS_SEARCH: process.env.CITETRACE_IN_PROCESS_SEARCH ?? 'eager' } });
   const base = await createEmbedder(config);
-  await ingestRepository({ root: path.join(root, 'corpus'), dataDir: config.dataDir, embedder: base, now: new Date() });
+  const corpusDir = PASSAGES === undefined ? path.join(root, 'corpus') : path.join(work, 'corpus');
+  const generated = PASSAGES === undefined ? null : await generateScaleCorpus({ dir: corpusDir, passages: PASSAGES });
+  if (!existsSync(path.join(config.dataDir, 'manifest.json'))) {
+    await ingestRepository({ root: corpusDir, dataDir: config.dataDir, embedder: base, now: new Date() });
+  }
 
   // Component timers, filled in the live path: the embedder passed to the runtime, and the
   // index's search and the store's append wrapped in place (the retriever and the assistant call
   // them through these objects), so nothing is measured outside citetrace's own `ask`.
-  const clock = { embed: 0, search: 0, commit: 0 };
+  const clock = { embed: 0, search: 0, commit: 0, judge: 0, scope: 0 };
   const timed = async <T>(key: keyof typeof clock, run: () => Promise<T>): Promise<T> => {
     const start = performance.now();
     try {
@@ -134,7 +151,13 @@ try {
     dimensions: base.dimensions,
     embed: (request) => timed('embed', () => base.embed(request)),
   };
-  const runtime = await openRuntime({ config, embedder });
+  // The models are loaded here so that each can be timed in place: the support judge and the scope classifier.
+  const models = await loadSharedModels(config);
+  const score = models.judge.score.bind(models.judge);
+  (models.judge as { score: typeof score }).score = (question, texts) => timed('judge', () => score(question, texts));
+  const classify = models.classifier.classify.bind(models.classifier);
+  (models.classifier as { classify: typeof classify }).classify = (texts) => timed('scope', () => classify(texts));
+  const runtime = await openRuntime({ config, embedder, models });
   const { index, store } = runtime;
   const vectorSearch = index.vectorSearch.bind(index);
   const textSearch = index.textSearch.bind(index);
@@ -146,7 +169,11 @@ try {
   // The same chunks on both sides: citetrace's own passages of the revisions in force for the role
   // and date (what its prefilter lets it rank), and the dev-set questions expected to be answered.
   const cases = await readCases(path.join(root, 'corpus', 'cases.yaml'));
-  const questions = cases.filter((c) => c.expect === 'answer' && c.role === ROLE && (c.as_of === undefined || c.as_of === AS_OF)).map((c) => c.question);
+  // The generated repository's questions, less the one a crisis line answers (nothing is retrieved for it).
+  const questions =
+    generated === null
+      ? cases.filter((c) => c.expect === 'answer' && c.role === ROLE && (c.as_of === undefined || c.as_of === AS_OF)).map((c) => c.question)
+      : scaleQuestions(generated).filter((q) => !q.includes('chest pain'));
   const passages: Record<string, unknown>[] = [];
   for (const rev of index.inForce({ role: ROLE, asOf: AS_OF }).values()) {
     for (const p of await index.passagesOf(rev.revision)) {
@@ -189,10 +216,12 @@ try {
       clock.embed = 0;
       clock.search = 0;
       clock.commit = 0;
+      clock.judge = 0;
+      clock.scope = 0;
       const start = performance.now();
       const trace = await assistants[mode].ask({ question: questions[i] ?? '', role: ROLE, asOf: AS_OF });
       const ms = performance.now() - start;
-      return { ms, embed: clock.embed, search: clock.search, commit: clock.commit, outcome: trace.outcome, retriever: trace.config.retriever };
+      return { ms, embed: clock.embed, search: clock.search, commit: clock.commit, judge: clock.judge, scope: clock.scope, outcome: trace.outcome, retriever: trace.config.retriever };
     };
 
     for (const mode of MODES) {
@@ -274,10 +303,12 @@ try {
     const assistantConfig = index.manifest.assistant;
     const floor = createSafetyFloor();
     const judge = await loadShippedJudge(config);
+    // The support check's own work (units from the Markdown tree, exclusions, the decision) with the model's scores replaced by constants.
+    const constantJudge = { ...judge, score: (_question: string, texts: readonly string[]) => Promise.resolve(texts.map(() => 0.5)) };
     const generator = createExtractiveGenerator();
-    const stageSamples: Record<Mode, { analysis: number[]; support: number[]; generate: number[]; validate: number[] }> = {
-      fts: { analysis: [], support: [], generate: [], validate: [] },
-      vector: { analysis: [], support: [], generate: [], validate: [] },
+    const stageSamples: Record<Mode, { analysis: number[]; support: number[]; bookkeeping: number[]; generate: number[]; validate: number[] }> = {
+      fts: { analysis: [], support: [], bookkeeping: [], generate: [], validate: [] },
+      vector: { analysis: [], support: [], bookkeeping: [], generate: [], validate: [] },
     };
     for (const mode of MODES) {
       const retriever = createHybridRetriever({ index, embedder: base, mode });
@@ -293,6 +324,9 @@ try {
           start = performance.now();
           const support = await judgeSupport({ judge, question: analysis, passages: offered, maxUnits: config.judgeUnits, assistant: assistantConfig, mentioned: entities });
           stageSamples[mode].support.push(performance.now() - start);
+          start = performance.now();
+          await judgeSupport({ judge: constantJudge, question: analysis, passages: offered, maxUnits: config.judgeUnits, assistant: assistantConfig, mentioned: entities });
+          stageSamples[mode].bookkeeping.push(performance.now() - start);
           start = performance.now();
           const draft = await generator.generate({ question, analysis, passages: offered, support });
           stageSamples[mode].generate.push(performance.now() - start);
@@ -313,10 +347,13 @@ try {
       const cEmbed = mean(c.map((s) => s.embed));
       const cSearch = mean(c.map((s) => s.search));
       const cCommit = mean(c.map((s) => s.commit));
+      const cJudge = mean(c.map((s) => s.judge));
+      const cScope = mean(c.map((s) => s.scope));
       const lEmbed = mean(l.map((s) => s.embed_ms));
       const lRetrieve = mean(l.map((s) => s.retrieve_ms));
       const lSplit = mean(l.map((s) => s.citation_nodes_ms));
       const lLlm = mean(l.map((s) => s.llm_ms));
+      const outside = { citetrace: stats(c.map((s) => s.ms - s.embed - s.judge - s.scope - s.commit)), llamaindex: stats(l.map((s) => s.ms - s.embed_ms - s.llm_ms)) };
       const withoutEmbed = { citetrace: stats(c.map((s) => s.ms - s.embed)), llamaindex: stats(l.map((s) => s.ms - s.embed_ms)) };
       const outcomes: Record<string, number> = {};
       for (const s of c) outcomes[s.outcome] = (outcomes[s.outcome] ?? 0) + 1;
@@ -327,7 +364,7 @@ try {
           ...ct,
           retriever: c[0]?.retriever ?? '',
           outcomes,
-          breakdown_mean_ms: { question_embedding: cEmbed, lancedb_search: cSearch, sqlite_commit: cCommit, rest: ct.mean - cEmbed - cSearch - cCommit },
+          breakdown_mean_ms: { question_embedding: cEmbed, search: cSearch, support_judge: cJudge, scope_classifier: cScope, sqlite_commit: cCommit, rest: ct.mean - cEmbed - cSearch - cJudge - cScope - cCommit },
         },
         llamaindex: {
           ...li,
@@ -335,22 +372,25 @@ try {
         },
         citetrace_components_p50_ms: {
           question_embedding: percentile(c.map((s) => s.embed), 50),
-          lancedb_search: percentile(c.map((s) => s.search), 50),
+          search: percentile(c.map((s) => s.search), 50),
+          support_judge: percentile(c.map((s) => s.judge), 50),
           sqlite_commit: percentile(c.map((s) => s.commit), 50),
         },
         citetrace_cpu_stages_ms: {
           question_analysis: stats(stageSamples[mode].analysis),
           support_check: stats(stageSamples[mode].support),
+          support_bookkeeping: stats(stageSamples[mode].bookkeeping),
           extractive_generate: stats(stageSamples[mode].generate),
           validate: stats(stageSamples[mode].validate),
         },
         ratio: { p50: li.p50 / ct.p50, p95: li.p95 / ct.p95 },
+        outside_the_models: { ...outside, ratio_p50: outside.llamaindex.p50 / outside.citetrace.p50, goal_met: outside.llamaindex.p50 / outside.citetrace.p50 >= OUTSIDE_GOAL },
         without_question_embedding: { ...withoutEmbed, ratio_p50: withoutEmbed.llamaindex.p50 / withoutEmbed.citetrace.p50 },
         goal_met: li.p50 / ct.p50 >= GOAL,
       };
     });
 
-    console.log(`citetrace vs LlamaIndex CitationQueryEngine: ${questions.length} dev-set questions (expect answer, ${ROLE}, as of ${AS_OF}) x ${ROUNDS} rounds, interleaved in blocks`);
+    console.log(`citetrace vs LlamaIndex CitationQueryEngine: ${questions.length} ${generated === null ? 'dev-set questions (expect answer' : 'questions of the generated repository (bench/scale-corpus.ts'}, ${ROLE}, as of ${AS_OF}) x ${ROUNDS} rounds, interleaved in blocks`);
     console.log(`same ${passages.length} passages on both sides (citetrace's in-force passages), k=${config.k} passages to the generator; ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}`);
     console.log('per-question latency, ms (vector mode: embedding the question is inside the timed path on both sides)');
     console.log('  mode    citetrace p50 / p95   LlamaIndex p50 / p95   ratio p50 / p95   goal >=5x   ratio p50 without question embedding');
@@ -359,21 +399,41 @@ try {
         `  ${r.mode.padEnd(6)}  ${f1(r.citetrace.p50).padStart(8)} / ${f1(r.citetrace.p95).padEnd(8)}  ${f1(r.llamaindex.p50).padStart(8)} / ${f1(r.llamaindex.p95).padEnd(9)}  ${`${r.ratio.p50.toFixed(2)}x / ${r.ratio.p95.toFixed(2)}x`.padEnd(16)}  ${(r.goal_met ? 'met' : 'MISSED').padEnd(10)}  ${r.without_question_embedding.ratio_p50.toFixed(2)}x (${f1(r.without_question_embedding.citetrace.p50)} vs ${f1(r.without_question_embedding.llamaindex.p50)} ms)`,
       );
     }
+    console.log(`per-question time outside the models, ms (citetrace: less question embedding, scope classifier, support judge and the fsync'd trace commit; LlamaIndex: less question embedding and mock LLM); goal LlamaIndex / citetrace >= ${OUTSIDE_GOAL}x`);
+    for (const r of results) {
+      const o = r.outside_the_models;
+      console.log(
+        `  ${r.mode.padEnd(6)}  citetrace p50 / p95 ${f1(o.citetrace.p50)} / ${f1(o.citetrace.p95)}   LlamaIndex ${f1(o.llamaindex.p50)} / ${f1(o.llamaindex.p95)}   ratio p50 ${o.ratio_p50.toFixed(2)}x ${o.goal_met ? 'met' : 'MISSED'}; citetrace end to end with the judge p95 ${f1(r.citetrace.p95)} ms`,
+      );
+    }
+    // The in-process search against LanceDB's own (its HNSW index above 4,096 passages, and exact flat search).
+    const lanceOnly = await openPolicyIndex({ dataDir: config.dataDir, inProcess: 'off' });
+    const allowed = [...index.inForce({ role: ROLE, asOf: AS_OF }).values()].map((r) => r.revision);
+    const view = (ms: readonly { readonly passage: { readonly chunkId: string }; readonly score: number }[]): string => JSON.stringify(ms.map((m) => [m.passage.chunkId, m.score]));
+    const same = { ann: 0, exact: 0 };
+    for (const vector of await base.embed({ texts: questions })) {
+      const ours = view(await vectorSearch({ vector, revisions: allowed, limit: 20 }));
+      if (ours === view(await lanceOnly.vectorSearch({ vector, revisions: allowed, limit: 20 }))) same.ann += 1;
+      if (ours === view(await lanceOnly.vectorSearch({ vector, revisions: allowed, limit: 20, exact: true }))) same.exact += 1;
+    }
+    lanceOnly.close();
+    console.log(`in-process vector search, top 20 for each of ${questions.length} questions, identical to LanceDB's (${index.vectorMethod}): ${same.ann}; to LanceDB's exact search: ${same.exact}`);
+    console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')} (1 / 5 / 15 min) at the end of the run`);
     console.log('where the time goes (mean ms per question)');
     for (const r of results) {
       const cb = r.citetrace.breakdown_mean_ms;
       const lb = r.llamaindex.breakdown_mean_ms;
       console.log(
-        `  ${r.mode.padEnd(6)}  citetrace  ${f1(r.citetrace.mean)}: question embedding ${f1(cb.question_embedding)}, LanceDB search ${f1(cb.lancedb_search)}, SQLite commit ${f1(cb.sqlite_commit)}, rest ${f1(cb.rest)} (normalize, scope, redact, support check, generate, validate, trace)`,
+        `  ${r.mode.padEnd(6)}  citetrace  ${f1(r.citetrace.mean)}: question embedding ${f1(cb.question_embedding)}, search ${f1(cb.search)}, support judge ${f1(cb.support_judge)}, scope classifier ${f1(cb.scope_classifier)}, SQLite commit ${f1(cb.sqlite_commit)}, rest ${f1(cb.rest)} (normalize, safety floor, redact, support bookkeeping, generate, validate, trace)`,
       );
       console.log(
         `  ${''.padEnd(6)}  LlamaIndex ${f1(r.llamaindex.mean)}: question embedding ${f1(lb.question_embedding)}, retrieval ${f1(lb.retrieval_without_embedding)}, citation-node split ${f1(lb.citation_node_split)}, mock LLM ${f1(lb.mock_llm)}, rest ${f1(lb.rest)} (synthesizer prompt packing, callbacks, Response)`,
       );
       const cp = r.citetrace_components_p50_ms;
       const st = r.citetrace_cpu_stages_ms;
-      console.log(`  ${''.padEnd(6)}  citetrace p50s: LanceDB search ${f1(cp.lancedb_search)}, SQLite commit ${f1(cp.sqlite_commit)}, question embedding ${f1(cp.question_embedding)}`);
+      console.log(`  ${''.padEnd(6)}  citetrace p50s: search ${f1(cp.search)}, support judge ${f1(cp.support_judge)}, SQLite commit ${f1(cp.sqlite_commit)}, question embedding ${f1(cp.question_embedding)}`);
       console.log(
-        `  ${''.padEnd(6)}  citetrace CPU stages timed alone (p50 / mean): question analysis ${f1(st.question_analysis.p50)} / ${f1(st.question_analysis.mean)}, support check ${f1(st.support_check.p50)} / ${f1(st.support_check.mean)}, extractive generate ${f1(st.extractive_generate.p50)} / ${f1(st.extractive_generate.mean)}, validate ${f1(st.validate.p50)} / ${f1(st.validate.mean)}`,
+        `  ${''.padEnd(6)}  citetrace CPU stages timed alone (p50 / mean): question analysis ${f1(st.question_analysis.p50)} / ${f1(st.question_analysis.mean)}, support check ${f1(st.support_check.p50)} / ${f1(st.support_check.mean)} (without the model ${f1(st.support_bookkeeping.p50)} / ${f1(st.support_bookkeeping.mean)}), extractive generate ${f1(st.extractive_generate.p50)} / ${f1(st.extractive_generate.mean)}, validate ${f1(st.validate.p50)} / ${f1(st.validate.mean)}`,
       );
       console.log(`  ${''.padEnd(6)}  citetrace retriever ${r.citetrace.retriever}; outcomes: ${Object.entries(r.citetrace.outcomes).map(([o, n]) => `${o} ${n}`).join(', ')}`);
     }
@@ -381,7 +441,9 @@ try {
       const cb = r.citetrace.breakdown_mean_ms;
       const parts = [
         ['question embedding (same model as LlamaIndex)', cb.question_embedding],
-        ['LanceDB search', cb.lancedb_search],
+        ['search', cb.search],
+        ['support judge', cb.support_judge],
+        ['scope classifier', cb.scope_classifier],
         ['SQLite commit of the trace (fsync)', cb.sqlite_commit],
         ['the rest of the pipeline', cb.rest],
       ] as const;
@@ -430,6 +492,7 @@ try {
     );
   }
   await runtime.close();
+  await models.close();
 } finally {
   child?.kill();
   await rm(work, { recursive: true, force: true });

@@ -264,3 +264,40 @@ export async function generateScaleCorpus(options: { readonly dir: string; reado
     topicTitles: TOPICS.map((t) => t.title),
   };
 }
+
+/** Questions a patient would ask of the generated repository, naming its clinics. */
+export function scaleQuestions(corpus: Pick<GeneratedCorpus, 'clinicNames'>): string[] {
+  const c = (i: number): string => corpus.clinicNames[i % corpus.clinicNames.length] ?? 'Harbor';
+  return [
+    `Until what time can I get blood drawn at the ${c(0)} lab?`,
+    `Does the ${c(1)} lab take walk-ins for blood draws?`,
+    `How much is the no-show fee at ${c(2)} Clinic?`,
+    'How late can I cancel an appointment without paying a fee?',
+    'Can I reschedule my appointment in the patient portal?',
+    `How do I reschedule an appointment at ${c(3)} by phone?`,
+    `Is parking free at ${c(4)} Clinic?`,
+    `Where can I park a van with a raised roof at ${c(5)}?`,
+    `What are the walk-in hours at ${c(0)} Clinic?`,
+    `What time does ${c(1)} Clinic open on weekdays?`,
+    'Do you offer evening appointments?',
+    'How early should I arrive for an MRI?',
+    'Do I need a referral to see a cardiologist?',
+    'How long does a referral take to process?',
+    'Can I get a free interpreter for my visit?',
+    'How do I reset my portal password?',
+    `When are flu shots available at ${c(2)}?`,
+    'How far ahead do I need to book travel vaccines?',
+    'What is a video visit good for?',
+    'What should I bring to my first visit?',
+    'How do I register as a new patient?',
+    'Can parents get proxy access to a teenager’s portal account?',
+    'Are service animals allowed in the clinic?',
+    `Is ${c(3)} Clinic open on Thanksgiving?`,
+    'What happens if I arrive 20 minutes late?',
+    `What time does the ${c(4)} pharmacy open?`,
+    'How long does a prescription refill take?',
+    'What is the double-booking override code?',
+    'Do you offer valet parking for helicopters?',
+    'I have crushing chest pain, what should I do?',
+  ];
+}

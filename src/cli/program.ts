@@ -203,7 +203,9 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--as-of <date>', 'policies in force on this date (YYYY-MM-DD; default today)').argParser(parseDate))
     .option('--json', 'print the full trace as JSON')
     .action(async (question: string, opts: { role: 'patient' | 'staff'; asOf?: string; json?: boolean }) => {
-      const cfg = dataConfig('reads');
+      // One question, then exit: building the in-process vector search (all approved vectors read
+      // into memory in the background) would cost CPU it never pays back. Only when asked for.
+      const cfg = { ...dataConfig('reads'), ...(process.env.CITETRACE_IN_PROCESS_SEARCH === undefined ? { inProcessSearch: 'off' as const } : {}) };
       const [{ openRuntime }, { formatTrace }] = await Promise.all([main(), format()]);
       const runtime = await openRuntime({ config: cfg, onProgress: progress });
       try {

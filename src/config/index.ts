@@ -77,6 +77,8 @@ export const ConfigSchema = z.object({
   k: z.number().int().min(1).max(50),
   /** Units (sentences, list items, table rows, FAQ entries) the support judge reads at most per question: its latency budget. */
   judgeUnits: z.number().int().min(1).max(200),
+  /** The in-process vector search of the snapshot served: built in the background (default), before serving (`eager`), or not at all (`off`). */
+  inProcessSearch: z.enum(['off', 'background', 'eager']),
   /** An OpenAI-compatible chat model; without it the extractive generator answers. */
   llm: z
     .object({
@@ -203,6 +205,7 @@ export function loadConfig(input: ConfigInput): Config {
     candidates: intFrom(env.CITETRACE_CANDIDATES, 10),
     k: intFrom(env.CITETRACE_K, 5),
     judgeUnits: intFrom(env.CITETRACE_JUDGE_UNITS, 12),
+    inProcessSearch: env.CITETRACE_IN_PROCESS_SEARCH ?? 'background',
     llm:
       env.CITETRACE_LLM_BASE_URL === undefined || env.CITETRACE_LLM_BASE_URL === ''
         ? undefined

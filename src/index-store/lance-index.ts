@@ -18,6 +18,8 @@ import { locate, type IndexAt, type IndexLocation } from './location.js';
 import { readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
 import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
+import type * as lancedb from '@lancedb/lancedb';
+import { createMemoryVectorSearch, type MemoryVectorSearch } from './memory-vectors.js';
 
 export interface PassageMatch {
   readonly passage: Passage;
@@ -101,17 +103,37 @@ function unreadable(where: string, error: unknown): CitetraceError {
 const VECTOR_COLUMNS = [...PASSAGE_COLUMNS, '_distance'];
 const TEXT_COLUMNS = [...PASSAGE_COLUMNS, '_score'];
 
+/**
+ * The in-process vector search (memory-vectors.ts): `background` builds it after opening and
+ * searches LanceDB until it is ready (same results either way), `eager` builds it before returning,
+ * `off` never (ingest, verify).
+ */
+export type InProcessSearch = 'off' | 'background' | 'eager';
+
 /** Open the committed snapshot of a local data folder or of an index on object storage. */
-export async function openPolicyIndex(options: { readonly dataDir: IndexAt }): Promise<PolicyIndex> {
+export async function openPolicyIndex(options: { readonly dataDir: IndexAt; readonly inProcess?: InProcessSearch }): Promise<PolicyIndex> {
   const location = locate(options.dataDir);
   try {
-    return await openIndex(location);
+    return await openIndex(location, options.inProcess ?? 'off');
   } catch (error) {
     throw unreadable(location.where, error);
   }
 }
 
-async function openIndex(location: IndexLocation): Promise<PolicyIndex> {
+/** Every passage, with its vector, of the revisions that can be in force (approved and present), in table order. */
+async function memoryVectorsOf(table: lancedb.Table, covered: ReadonlySet<string>): Promise<MemoryVectorSearch> {
+  const rows = (await table.query().select([...PASSAGE_COLUMNS, 'vector']).toArray()) as Record<string, unknown>[];
+  const kept = rows.filter((row) => covered.has(String(row.revision)));
+  const first = kept[0]?.vector as { toArray(): Float32Array } | undefined;
+  const dimensions = first === undefined ? 0 : first.toArray().length;
+  const vectors = new Float32Array(kept.length * dimensions);
+  kept.forEach((row, i) => {
+    vectors.set((row.vector as { toArray(): Float32Array }).toArray(), i * dimensions);
+  });
+  return createMemoryVectorSearch({ revisions: covered, passages: kept.map(toPassage), vectors, dimensions });
+}
+
+async function openIndex(location: IndexLocation, inProcess: InProcessSearch): Promise<PolicyIndex> {
   const manifest = await readManifest(location);
   if (manifest === null) {
     throw new CitetraceError('INDEX_EMPTY', `no index in ${location.where}: run \`citetrace ingest DIR\` first`);
@@ -152,6 +174,23 @@ async function openIndex(location: IndexLocation): Promise<PolicyIndex> {
   const present = new Set(manifest.present);
   // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
   const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
+  let memory: MemoryVectorSearch | null = null;
+  if (inProcess !== 'off') {
+    const covered = new Set([...revisions.values()].filter((r) => r.status === 'approved' && present.has(r.revision)).map((r) => r.revision as string));
+    const building = memoryVectorsOf(passagesTable, covered).then((built) => {
+      memory = built;
+    });
+    // A failed build leaves LanceDB serving every search, as before it was built.
+    if (inProcess === 'eager') await building;
+    else building.catch(() => undefined);
+  }
+  const memoryCovers = new WeakMap<Scope, boolean>();
+  const inMemory = (scope: Scope): MemoryVectorSearch | null => {
+    if (memory === null) return null;
+    let covers = memoryCovers.get(scope);
+    if (covers === undefined) memoryCovers.set(scope, (covers = memory.covers(scope.allowed)));
+    return covers ? memory : null;
+  };
   const guard = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(unreadable(location.where, error)));
 
   return {
@@ -171,6 +210,8 @@ async function openIndex(location: IndexLocation): Promise<PolicyIndex> {
     async vectorSearch({ vector, revisions: allowed, limit, exact: exactOnly }) {
       if (allowed.length === 0) return [];
       const scope = scopeOf(allowed);
+      const local = inMemory(scope);
+      if (local !== null) return local.search({ vector, allowed: scope.allowed, limit });
       const search = (n: number, where: string | null, exact: boolean): Promise<Record<string, unknown>[]> => {
         let query = passagesTable.vectorSearch(vector).distanceType('cosine');
         if (where !== null) query = query.where(where);

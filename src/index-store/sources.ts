@@ -15,6 +15,7 @@ export interface SourceRevisionView {
 
 export interface SourceView {
   readonly source_id: string;
+  /** The title of the revision in force (for patients, else staff); with none, of the newest approved one. */
   readonly title: string;
   readonly owner: string | null;
   /** No file of the source is left in the repository. */
@@ -41,10 +42,13 @@ export function describeSources(index: PolicyIndex, today: IsoDate): SourceView[
       const label = (r: RevisionMeta | undefined): string | null => (r === undefined ? null : (r.version ?? r.revision));
       const forPatient = patient.get(sourceId);
       const forStaff = staff.get(sourceId);
+      // Named as it is in force, not as a draft or a future revision would rename it; with nothing
+      // in force, as its newest approved revision, else its newest.
+      const named = forPatient ?? forStaff ?? sorted.find((r) => r.status === 'approved') ?? latest;
       return {
         source_id: sourceId,
-        title: latest?.title ?? sourceId,
-        owner: latest?.owner ?? null,
+        title: named?.title ?? sourceId,
+        owner: named?.owner ?? null,
         withdrawn: !revs.some((r) => present.has(r.revision)),
         in_force: { patient: label(forPatient), staff: label(forStaff) },
         stale: [forPatient, forStaff].some((r) => r !== undefined && isStale(r, today)),
