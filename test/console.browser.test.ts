@@ -182,7 +182,7 @@ describe('operator console in a real browser', () => {
       { id: 'hours-which-clinic', question: 'What are the clinic hours on Saturday?', expect: 'clarify', tags: ['clarify'] },
     ].map((c) => EvalCaseSchema.parse(c));
     const report = await runEval({ cases, k: 5, assistantFor: (k) => rt.assistantWith({ k }), revisions: rt.index.revisions, asOf: TODAY });
-    const html = renderHtmlReport(report);
+    const html = renderHtmlReport(report, { consoleUrl: base });
     const file = path.join(ARTIFACTS, 'eval-report.html');
     await writeFile(file, html);
 
@@ -190,7 +190,7 @@ describe('operator console in a real browser', () => {
     await page.goto(`${base}/console`);
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
-    // Loaded as a document of the console's origin, so its relative trace links resolve as they would from the service.
+    // Rendered with the console's URL (eval --console-url), so its trace links open the console's trace pages.
     await page.setContent(html, { waitUntil: 'load' });
     expect(requests).toEqual([]);
     expect(html).not.toMatch(/<script|<link|src=|url\(/u);

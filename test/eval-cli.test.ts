@@ -69,7 +69,7 @@ describe('citetrace eval, verify and replay (CLI)', () => {
     expect(met.code).toBe(0);
   });
 
-  it('opens the HTML report with the failures, in plain words, each linked to its trace in the console', async () => {
+  it('opens the HTML report with the failures, in plain words, each with its trace summary (a file opens nothing else), or linked to the console given', async () => {
     const wrong = path.join(dir, 'wrong-report.yaml');
     await writeFile(wrong, CASES.replace('  expect: abstain', '  expect: answer'));
     const json = path.join(dir, 'wrong-report.json');
@@ -82,7 +82,20 @@ describe('citetrace eval, verify and replay (CLI)', () => {
     const page = await readFile(html, 'utf8');
     const headings = [...page.matchAll(/<h2>([^<]*)<\/h2>/gu)].map((m) => m[1]);
     expect(headings[0]).toBe('Failures (1)');
-    expect(page).toContain(`<a href="/console/traces/${bitcoin?.trace.trace_id ?? ''}">trace</a>`);
+    // Opened as a file, a link relative to a console resolves to file:///console/... and opens nothing: the summary is in the page.
+    expect(page).not.toContain('href="/console');
+    const summary = /<details class="trace">(.*?)<\/details>/su.exec(page)?.[1] ?? '';
+    expect(summary).toContain(`Trace <code>${bitcoin?.trace.trace_id ?? ''}</code>`);
+    expect(summary).toMatch(/outcome abstain \(no support\)/u);
+    expect(summary).toMatch(/<th scope="col">passage<\/th>/u);
+    const linked = path.join(dir, 'wrong-report-linked.html');
+    expect((await runBin(['eval', wrong, '--as-of', '2026-12-02', '--html', linked, '--console-url', 'http://127.0.0.1:8080/'], env())).code).toBe(0);
+    const linkedPage = await readFile(linked, 'utf8');
+    expect(linkedPage).toMatch(/<a href="http:\/\/127\.0\.0\.1:8080\/console\/traces\/[0-9a-f-]{36}">trace<\/a>/u);
+    expect(linkedPage).not.toContain('<details class="trace">');
+    const bad = await runBin(['eval', wrong, '--html', linked, '--console-url', 'ftp://x'], env());
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--console-url.*expected the http\(s\) URL/u);
     expect(page).toContain('expected answer, got abstain (no support)');
     expect(page).toContain('correct source not retrieved');
     expect(page).not.toMatch(/correctSourceNotRetrieved|NO_SUPPORT|out_of_scope/u);

@@ -151,3 +151,21 @@ export function assistantOver(
     ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
   });
 }
+
+/** A deterministic embedder for tests where the vectors play no part (index evidence, manifests): letter codes summed into 8 slots. */
+export function hashEmbedder(): Embedder {
+  return {
+    modelId: 'test-hash-embedder',
+    weightsSha256: 'a'.repeat(64),
+    dimensions: 8,
+    embed: ({ texts }) =>
+      Promise.resolve(
+        texts.map((t) => {
+          const v = new Float32Array(8);
+          for (let i = 0; i < t.length; i++) v[i % 8] = (v[i % 8] ?? 0) + t.charCodeAt(i);
+          const norm = Math.hypot(...v);
+          return v.map((x) => x / norm);
+        }),
+      ),
+  };
+}

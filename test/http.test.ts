@@ -82,8 +82,11 @@ describe('HTTP service (live server)', () => {
     const asked = (await (await call('POST', '/v1/ask', patient, { question: 'How far ahead can I reschedule in the portal?' })).json()) as { trace_id: string };
     const verified = (await (await call('POST', `/v1/traces/${asked.trace_id}/verify`, operator)).json()) as { ok: boolean };
     expect(verified.ok).toBe(true);
-    const sources = (await (await call('GET', '/v1/sources', operator)).json()) as { sources: { source_id: string; stale: boolean; revisions: unknown[] }[] };
+    const sources = (await (await call('GET', '/v1/sources', operator)).json()) as { sources: { source_id: string; title: string; stale: boolean; revisions: unknown[] }[] };
     expect(sources.sources.find((s) => s.source_id === 'billing-contact')?.stale).toBe(true);
+    // Titled as in force, not as the newer draft or future revision.
+    expect(sources.sources.find((s) => s.source_id === 'cancellation-no-show')?.title).toBe('Cancellations, late cancellations and no-show fees');
+    expect(sources.sources.find((s) => s.source_id === 'eastside-clinic-hours')?.title).toBe('Eastside Clinic hours');
     expect(sources.sources.find((s) => s.source_id === 'harbor-lab-hours')?.revisions).toHaveLength(2);
   });
 

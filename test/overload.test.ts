@@ -66,6 +66,13 @@ describe('admission (bounded in-flight work and queue)', () => {
     expect(admission.stats()).toEqual({ inflight: 0, queued: 0 });
   });
 
+  it('with no slot at all refuses everything with a Retry-After of 1 s, never NaN (bench/overload.ts --refuse-all)', async () => {
+    const admission = createAdmission({ maxInflight: 0, maxQueue: 0 });
+    expect(admission.full()).toBe(true);
+    expect(await admission.run({ work: () => Promise.resolve('never') })).toEqual({ status: 'refused', retryAfterSeconds: 1 });
+    expect(admission.retryAfterSeconds()).toBe(1);
+  });
+
   it('refuses everything beyond the slots when the queue is 0', async () => {
     const admission = createAdmission({ maxInflight: 1, maxQueue: 0 });
     const work = deferred();

@@ -8,7 +8,12 @@ import { openPolicyIndex, readManifest } from '../src/index-store/index.js';
 import { openRuntime } from '../src/main.js';
 import { CLOCK, copyCorpus, realEmbedder, tempDir, testConfig } from './helpers.js';
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+/** How long a file must stay unchanged before the watcher reads it; far above the test's own pauses between writes, so a busy machine cannot stretch a pause past it. */
+const SETTLE_MS = 1_500;
+const DEBOUNCE_MS = 200;
+
+// Deadlines are generous: on a busy 2-core machine one ingest (embedding included) can take many seconds.
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -39,12 +44,20 @@ describe('citetrace watch', () => {
       onError: (e) => errors.push(e instanceof Error ? e.message : String(e)),
       onSkip: (s) => skips.push(s),
       limits: { maxPageBytes: 64 * 1024, maxFiles: 1000 },
+      settleMs: SETTLE_MS,
+      debounceMs: DEBOUNCE_MS,
     });
     await watcher.ready;
   });
   afterAll(() => watcher.close());
 
   const commit = async (): Promise<number> => (await readManifest(dataDir))?.seq ?? 0;
+  /**
+   * The watcher's report of the ingest that committed after `seq`. The manifest is on disk before
+   * the ingest has finished (and before onIngest runs), so the test waits for the report, not the
+   * manifest, and takes that report rather than whichever was last.
+   */
+  const committedAfter = (seq: number): Promise<IngestReport> => waitFor(() => Promise.resolve(reports.find((r) => r.commit > seq)));
 
   it('turns an edit into a new revision and keeps the old one, its passages and old traces resolvable', async () => {
     const config = testConfig(dataDir);
@@ -66,7 +79,7 @@ describe('citetrace watch', () => {
       .replaceAll('2026-05-04', '2026-11-30')
       .replace('from 7 am to 4 pm', 'from 7 am to 5 pm');
     await writeFile(file, edited);
-    await waitFor(async () => ((await commit()) > seq ? true : undefined));
+    expect((await committedAfter(seq)).added.map((a) => a.sourceId)).toEqual(['harbor-lab-hours']);
 
     const after = await openRuntime({ config, embedder, clock: CLOCK });
     try {
@@ -94,7 +107,8 @@ describe('citetrace watch', () => {
     const seq = await commit();
     await writeFile(path.join(corpus, 'lab', '.harbor-lab-hours.md.swp'), 'garbage');
     await writeFile(path.join(corpus, 'lab', 'harbor-lab-hours.md~'), 'garbage');
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Nothing to wait for when nothing happens: wait well past the time a real change takes to be picked up.
+    await new Promise((r) => setTimeout(r, SETTLE_MS + DEBOUNCE_MS + 2_000));
     expect(await commit()).toBe(seq);
     expect(errors).toEqual([]);
   });
@@ -108,9 +122,10 @@ describe('citetrace watch', () => {
     await new Promise((r) => setTimeout(r, 120));
     await handle.write(content.slice(30));
     await handle.close();
-    await waitFor(async () => ((await commit()) > seq ? true : undefined));
+    const report = await committedAfter(seq);
     expect(errors).toEqual([]);
-    expect(reports.at(-1)?.added.map((a) => a.sourceId)).toEqual(['slow-writer']);
+    expect(report.added.map((a) => a.sourceId)).toEqual(['slow-writer']);
+    expect(reports.filter((r) => r.commit > seq)).toEqual([report]);
   });
 
   it('reports a bad file without writing, then ingests once it is fixed', async () => {
@@ -120,15 +135,18 @@ describe('citetrace watch', () => {
     await waitFor(() => Promise.resolve(errors.length > 0 ? true : undefined));
     expect(errors.at(-1)).toMatch(/broken\.md:1: missing required field source_id/u);
     expect(await commit()).toBe(seq);
+    // The same refusal again (a second write of the same bad text) is not said a second time.
+    await writeFile(file, '---\ntitle: no id\n---\nText.\n\n');
+    await new Promise((r) => setTimeout(r, SETTLE_MS + DEBOUNCE_MS + 2_000));
     await writeFile(file, '---\nsource_id: broken-fixed\ntitle: Fixed\nstatus: approved\neffective_date: 2026-01-01\nversion: "1"\n---\nFixed text about parking.\n');
-    await waitFor(async () => ((await commit()) > seq ? true : undefined));
+    expect((await committedAfter(seq)).added.map((a) => a.sourceId)).toEqual(['broken-fixed']);
+    expect(errors.filter((e) => e.includes('broken.md'))).toHaveLength(1);
   });
 
   it('withdraws a removed source without deleting its history', async () => {
     const seq = await commit();
     await rm(path.join(corpus, 'billing', 'billing-contact.md'));
-    await waitFor(async () => ((await commit()) > seq ? true : undefined));
-    expect(reports.at(-1)?.withdrawn).toContain('billing-contact');
+    expect((await committedAfter(seq)).withdrawn).toContain('billing-contact');
     const index = await openPolicyIndex({ dataDir });
     try {
       expect([...index.revisions.values()].some((r) => r.sourceId === 'billing-contact')).toBe(true);

@@ -159,25 +159,61 @@ function confusion(cases: readonly ReportCase[], matrix: EvalReport['metrics']['
   }).join('')}</tbody></table>`;
 }
 
-function failuresSection(failed: readonly ReportCase[], consoleUrl: string): string {
+const clip = (text: string, max = 240): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const score = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : x.toFixed(2));
+
+/**
+ * What the console's trace page shows first, embedded in the report so it opens from a file: who asked and as of
+ * when, the route, the candidates retrieved, the judge's best units and each answer sentence's support.
+ */
+function traceSummary(t: Trace): string {
+  const head = `<p>Trace <code>${esc(t.trace_id)}</code> (<code>citetrace traces show ${esc(t.trace_id)}</code> prints it in full), asked ${esc(t.created_at)} as ${esc(t.role)}, policies in force on ${esc(t.as_of)}; outcome ${esc(outcomeWithReason(t.outcome, t.reason))}${
+    t.scope_decision ? `; route ${esc(t.scope_decision.route.replaceAll('_', ' '))} (decided by ${esc(t.scope_decision.decided_by)})` : ''
+  }.</p>`;
+  const retrieved =
+    t.retrieved.length === 0
+      ? '<p>Nothing retrieved.</p>'
+      : `<table><thead><tr><th scope="col">label</th><th scope="col">source and version</th><th scope="col">score</th><th scope="col">passage</th></tr></thead><tbody>${t.retrieved
+          .map((r) => `<tr><td>${esc(r.label)}</td><td>${esc(r.source_id)} ${esc(r.version ?? '')}</td><td class="num">${score(r.score)}</td><td>${esc(clip(r.text))}</td></tr>`)
+          .join('')}</tbody></table>`;
+  const decision = t.support_decision;
+  const judged =
+    decision && 'judge' in decision
+      ? `<p>Judge ${esc(decision.judge.model)}, threshold ${score(decision.judge.threshold)}; best units of ${decision.units_total}:</p><table><thead><tr><th scope="col">unit</th><th scope="col">score</th><th scope="col">text</th></tr></thead><tbody>${[...decision.units]
+          .sort((a, b) => (b.score ?? -1) - (a.score ?? -1))
+          .slice(0, 5)
+          .map((u) => `<tr><td>${esc(u.label)}</td><td class="num">${u.score === null ? esc(u.excluded ?? 'excluded') : score(u.score)}</td><td>${esc(clip(u.text))}</td></tr>`)
+          .join('')}</tbody></table>`
+      : '';
+  const sentences =
+    t.sentences.length === 0
+      ? ''
+      : `<p>Answer sentences:</p><ul>${t.sentences.map((s) => `<li>${esc(s.text)} <small>(cites ${esc(s.labels.join(', ') || 'nothing')}; support ${score(s.support)})</small></li>`).join('')}</ul>`;
+  return `<details class="trace"><summary>trace</summary>${head}${retrieved}${judged}${sentences}</details>`;
+}
+
+function failuresSection(failed: readonly ReportCase[], consoleUrl: string | undefined): string {
   if (failed.length === 0) return '<section id="failures"><h2>Failures: none</h2><p>Every case passed.</p></section>';
   const rows = failed
     .map((c) => {
       const got = `<strong>${esc(outcomeWithReason(c.actual, c.reason))}</strong>${c.trace.answer ? `<br><span class="answer">${esc(c.trace.answer)}</span>` : ''}`;
       const reasons = why(c).map((w) => `<li>${esc(w)}</li>`);
       if (c.trace.detail) reasons.push(`<li class="detail">pipeline: ${esc(c.trace.detail)}</li>`);
-      return `<tr><td><code>${esc(c.id)}</code></td><td>${esc(c.trace.query)}</td><td>${esc(OUTCOME_LABEL[c.expect])}</td><td>${got}</td><td><ul>${reasons.join('')}</ul></td><td><a href="${esc(`${consoleUrl}/console/traces/${c.trace.trace_id}`)}">trace</a></td></tr>`;
+      const trace = consoleUrl === undefined ? traceSummary(c.trace) : `<a href="${esc(`${consoleUrl}/console/traces/${c.trace.trace_id}`)}">trace</a>`;
+      return `<tr><td><code>${esc(c.id)}</code></td><td>${esc(c.trace.query)}</td><td>${esc(OUTCOME_LABEL[c.expect])}</td><td>${got}</td><td><ul>${reasons.join('')}</ul></td><td>${trace}</td></tr>`;
     })
     .join('\n');
   return `<section id="failures"><h2>Failures (${failed.length})</h2>
-<table class="failures"><thead><tr><th scope="col">case</th><th scope="col">question</th><th scope="col">expected</th><th scope="col">got</th><th scope="col">why</th><th scope="col">in the console</th></tr></thead><tbody>
+<table class="failures"><thead><tr><th scope="col">case</th><th scope="col">question</th><th scope="col">expected</th><th scope="col">got</th><th scope="col">why</th><th scope="col">${consoleUrl === undefined ? 'trace' : 'in the console'}</th></tr></thead><tbody>
 ${rows}
 </tbody></table></section>`;
 }
 
 /**
  * The eval report as one self-contained HTML page (no scripts, no external resources): the failures first, then
- * tables and charts per class. `consoleUrl` prefixes the trace links (default: the same host's `/console`).
+ * tables and charts per class. With `consoleUrl` (the service the eval's traces are in, e.g. http://127.0.0.1:8080)
+ * each failure links to its trace in that console; without it each failure carries its trace's summary, so the
+ * file needs nothing else (a link relative to a console would open nothing from a file).
  */
 export function renderHtmlReport(report: EvalReport, options: { readonly consoleUrl?: string } = {}): string {
   const m = report.metrics;
@@ -208,11 +244,11 @@ h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f0f3f6}td.num{text-align:right}.fail{background:#fdecea}.pass{background:#edf7ed}figure{margin:1rem 0}figcaption{font-weight:600}
 .headline td:last-child{font-weight:600}#failures h2{color:#a4262c}.failures ul{margin:0;padding-left:1.1rem}.failures .answer{color:#444}.detail{color:#555}
-.legend{font-size:12px}.key{margin-right:1rem}.key span{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:middle}
+.trace table{font-size:12px}.trace summary{cursor:pointer;color:#2f6f9f}.legend{font-size:12px}.key{margin-right:1rem}.key span{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:middle}
 </style></head><body>
 <h1>citetrace evaluation: ${m.cases} cases, k = ${m.k}</h1>
 <p class="summary">${failed.length === 0 ? 'All cases passed' : `${failed.length} of ${m.cases} cases failed`} · outcome accuracy ${pct(m.outcomes.accuracy)} · unsupported answers ${m.outcomes.unsupportedAnswers.length} · wrong abstentions ${m.outcomes.wrongAbstentions.length}</p>
-${failuresSection(failed, options.consoleUrl ?? '')}
+${failuresSection(failed, options.consoleUrl?.replace(/\/+$/u, ''))}
 <h2>Headline</h2>
 <table class="headline"><tbody>${headline.map(([k, v]) => `<tr><th scope="row">${esc(k ?? '')}</th><td>${esc(v ?? '')}</td></tr>`).join('')}</tbody></table>
 <h2>Outcomes: expected against what the assistant did</h2>

@@ -36,7 +36,8 @@ export function createAdmission(limits: AdmissionLimits): Admission {
 
   const full = (): boolean => inflight >= limits.maxInflight && waiting.length >= limits.maxQueue;
   const retryAfterSeconds = (): number => {
-    const rounds = (inflight + waiting.length) / limits.maxInflight;
+    // No slot at all (only a bench sets that: the configuration asks for at least one) drains nothing.
+    const rounds = limits.maxInflight > 0 ? (inflight + waiting.length) / limits.maxInflight : 0;
     return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(rounds * meanSeconds)));
   };
   const release = (): void => {

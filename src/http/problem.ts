@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { CitetraceError, ERROR_CODES } from '../domain/index.js';
 
@@ -15,6 +16,7 @@ const TITLES: Readonly<Record<number, string>> = {
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Content too large',
   422: 'Unprocessable content',
   429: 'Too many requests',
   500: 'Internal server error',
@@ -22,7 +24,7 @@ const TITLES: Readonly<Record<number, string>> = {
 };
 
 export function problem(status: number, detail: string, code = 'about:blank'): Problem {
-  return { type: code === 'about:blank' ? code : `https://citetrace.dev/problems/${code.toLowerCase()}`, title: TITLES[status] ?? 'Error', status, detail };
+  return { type: code === 'about:blank' ? code : `https://citetrace.dev/problems/${code.toLowerCase()}`, title: TITLES[status] ?? STATUS_CODES[status] ?? 'Error', status, detail };
 }
 
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {

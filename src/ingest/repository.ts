@@ -9,7 +9,9 @@ import {
   type Revision,
   type RevisionId,
 } from '../domain/index.js';
+import { flaggedSpans } from '../cite/index.js';
 import { shippedInjectionDetector } from '../policy/index.js';
+import { chunkRevision } from './chunk.js';
 import { canonicalContent, parsePolicyFile, type FileProblem } from './parse.js';
 import { DEFAULT_INGEST_LIMITS } from '../config/index.js';
 
@@ -127,17 +129,28 @@ export interface RepositoryScan {
 /** How much of a flagged line its warning quotes. */
 const QUOTED_CHARS = 120;
 
-/** Lines of a body that read as instructions to an assistant; they are never used as answer sentences. */
-function instructionWarnings(file: string, text: string, body: string): FileProblem[] {
+/**
+ * Text of a revision that reads as instructions to an assistant, one warning per line it starts
+ * on (the highest-scoring text there). These are the spans the answer path excludes: the same
+ * detector over the same texts (each line, each sentence of a line, each unit) of the same
+ * passages (chunkRevision, as ingest stores them).
+ */
+function instructionWarnings(file: string, text: string, rev: Revision): FileProblem[] {
   const detector = shippedInjectionDetector();
-  const bodyLine = text.slice(0, text.length - body.length).split('\n').length;
-  return body.split('\n').flatMap((line, i) => {
-    const score = detector.score(line);
-    if (score < detector.threshold) return [];
-    const decision = `${detector.modelId} sha256:${detector.sha256.slice(0, 12)} score ${score.toFixed(2)} >= ${detector.threshold}`;
-    const quoted = line.trim().length > QUOTED_CHARS ? `${line.trim().slice(0, QUOTED_CHARS)}…` : line.trim();
-    return [{ file, line: bodyLine + i, message: `text addressed to an assistant, not to patients (possible prompt injection; ${decision}); it is never used as an answer: "${quoted}"` }];
-  });
+  const bodyLine = text.slice(0, text.length - rev.body.length).split('\n').length;
+  const byLine = new Map<number, { readonly text: string; readonly score: number }>();
+  for (const span of chunkRevision(rev).flatMap(flaggedSpans)) {
+    const line = bodyLine + rev.body.slice(0, span.start).split('\n').length - 1;
+    if ((byLine.get(line)?.score ?? -1) < span.score) byLine.set(line, span);
+  }
+  return [...byLine.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([line, { text: flagged, score }]) => {
+      const decision = `${detector.modelId} sha256:${detector.sha256.slice(0, 12)} score ${score.toFixed(2)} >= ${detector.threshold}`;
+      const squashed = flagged.replace(/\s+/gu, ' ').trim();
+      const quoted = squashed.length > QUOTED_CHARS ? `${squashed.slice(0, QUOTED_CHARS)}…` : squashed;
+      return { file, line, message: `text addressed to an assistant, not to patients (possible prompt injection; ${decision}); it is never used as an answer: "${quoted}"` };
+    });
 }
 
 export function formatProblem(p: FileProblem): string {
@@ -185,7 +198,7 @@ export async function scanRepository(root: string, limits: IngestLimits = DEFAUL
       continue;
     }
     const rev = result.revision;
-    warnings.push(...instructionWarnings(file, canonicalContent(bytes.toString('utf8')), rev.body));
+    warnings.push(...instructionWarnings(file, canonicalContent(bytes.toString('utf8')), rev));
     if (rev.version !== null) {
       const key = `${rev.sourceId}@${rev.version}`;
       const other = byLabel.get(key);

@@ -17,6 +17,8 @@ export interface WatchOptions extends IngestOptions {
   readonly onSkip?: (entry: SkippedEntry) => void;
   /** Quiet time after the last change before re-ingesting. */
   readonly debounceMs?: number;
+  /** How long a file's size must stay unchanged before it is read (a file still being written waits); default 250 ms. */
+  readonly settleMs?: number;
   readonly clock: () => Date;
 }
 
@@ -26,10 +28,16 @@ export interface WatchOptions extends IngestOptions {
  * wait); editor swap and backup files are ignored. A removed file withdraws its source at the
  * next commit; its revisions stay in the index. A file that will not be read is reported through
  * onSkip as it appears; a refused one (malformed, over the size limit) through onError, and the
- * index stays at its last commit. close() interrupts a running ingest, which is then undone.
+ * index stays at its last commit. The same refusal is said once: a repeat (two events for one
+ * write, an edit that leaves the same problem) is not reported again until the refusal changes
+ * or an ingest succeeds. onIngest is called after the commit is on disk, for every ingest in
+ * the order they ran; a change made during an ingest is picked up by the next one.
+ * close() interrupts a running ingest, which is then undone.
  */
 export function watchRepository(options: WatchOptions): Watcher {
   const debounceMs = options.debounceMs ?? 200;
+  const settleMs = options.settleMs ?? 250;
+  let lastRefusal: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
@@ -39,10 +47,21 @@ export function watchRepository(options: WatchOptions): Watcher {
   const run = (): Promise<void> => {
     running = running.then(async () => {
       if (closed) return;
+      let report: IngestReport;
       try {
-        options.onIngest(await ingestRepository({ ...options, signal, now: options.clock() }));
+        report = await ingestRepository({ ...options, signal, now: options.clock() });
       } catch (error) {
-        if (!signal.aborted) options.onError(error);
+        if (signal.aborted) return;
+        const refusal = error instanceof Error ? error.message : String(error);
+        if (refusal !== lastRefusal) options.onError(error);
+        lastRefusal = refusal;
+        return;
+      }
+      lastRefusal = undefined;
+      try {
+        options.onIngest(report);
+      } catch (error) {
+        options.onError(error);
       }
     });
     return running;
@@ -78,7 +97,7 @@ export function watchRepository(options: WatchOptions): Watcher {
       const name = path.basename(file);
       return (name.startsWith('.') || name === 'node_modules') && path.resolve(file) !== path.resolve(options.root);
     },
-    awaitWriteFinish: { stabilityThreshold: 250, pollInterval: 50 },
+    awaitWriteFinish: { stabilityThreshold: settleMs, pollInterval: Math.min(50, settleMs) },
   });
   for (const event of ['add', 'change'] as const) {
     watcher.on(event, (file: string) => {
@@ -91,6 +110,7 @@ export function watchRepository(options: WatchOptions): Watcher {
   });
   watcher.on('unlinkDir', schedule);
   watcher.on('error', (error) => {
+    lastRefusal = undefined;
     options.onError(error);
   });
 
