@@ -27,16 +27,19 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
     allowHub: config.allowHub,
     ...(onProgress ? { onProgress } : {}),
   });
-  return createTransformersEmbedder({ model, threads: use === 'bulk' ? Math.max(config.embedThreads, os.availableParallelism()) : config.embedThreads });
+  // Ingest embeds in batches on every core, in this thread; questions go to the inference thread.
+  return use === 'bulk'
+    ? createTransformersEmbedder({ model, threads: Math.max(config.embedThreads, os.availableParallelism()) })
+    : createTransformersEmbedder({ model, threads: config.embedThreads, onThread: config.inference === 'thread' });
 }
 
 /** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
-const loadShippedClassifier = (config: Pick<Config, 'embedThreads'>): Promise<ScopeClassifier> =>
-  loadScopeClassifier({ dir: SCOPE_MODEL.dir, manifestSha256: SCOPE_MODEL.manifestSha256, threads: config.embedThreads });
+const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<ScopeClassifier> =>
+  loadScopeClassifier({ ...SCOPE_MODEL, threads: config.embedThreads, onThread: config.inference === 'thread' });
 
 /** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
-export const loadShippedJudge = (config: Pick<Config, 'embedThreads'>): Promise<SupportJudge> =>
-  loadSupportJudge({ ...JUDGE_MODEL, threads: config.embedThreads });
+export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<SupportJudge> =>
+  loadSupportJudge({ ...JUDGE_MODEL, threads: config.embedThreads, onThread: config.inference === 'thread' });
 
 /** The shipped models a long-running service loads once and shares across the runtimes it swaps in. */
 export interface SharedModels {
@@ -97,7 +100,7 @@ export async function createGeneration(
 }
 
 /** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
-export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads'>, classifier?: ScopeClassifier): Promise<ScopeRouter> {
+export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads' | 'inference'>, classifier?: ScopeClassifier): Promise<ScopeRouter> {
   classifier ??= await loadShippedClassifier(config);
   const extra = [
     ...(assistant.scope?.emergency ?? []).map((phrase) => ({ phrase, routesTo: 'emergency' as const })),

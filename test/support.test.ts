@@ -155,7 +155,7 @@ describe('units drawn from the Markdown tree', () => {
 describe('the shipped support judge', () => {
   let judge: SupportJudge;
   beforeAll(async () => {
-    judge = await loadShippedJudge({ embedThreads: 1 });
+    judge = await loadShippedJudge({ embedThreads: 1, inference: 'thread' });
   });
   const page = (label: string, title: string, heading: string, text: string): LabeledPassage =>
     ({ label, passage: { chunkId: `c-${label}-${text.length}`, text, start: 0, end: text.length, headings: [heading] }, revision: { title, entities: {} } }) as unknown as LabeledPassage;

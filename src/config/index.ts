@@ -71,6 +71,11 @@ export const ConfigSchema = z.object({
    * per question 32.5 ms with the default pool, 16.9 ms with one thread).
    */
   embedThreads: z.number().int().min(1).max(64),
+  /**
+   * Where the models answering questions run: on one worker thread (default), so the event loop
+   * never waits on a model, or in the main thread (`inline`).
+   */
+  inference: z.enum(['thread', 'inline']),
   /** Candidates retrieved and recorded in the trace. */
   candidates: z.number().int().min(1).max(50),
   /** Passages offered to the generator: the context budget. */
@@ -202,6 +207,7 @@ export function loadConfig(input: ConfigInput): Config {
     mavenRepo: env.CITETRACE_MAVEN_REPO ?? 'https://repo1.maven.org/maven2',
     allowHub: env.CITETRACE_ALLOW_HUB === '1',
     embedThreads: intFrom(env.CITETRACE_EMBED_THREADS, 1),
+    inference: env.CITETRACE_INFERENCE ?? 'thread',
     candidates: intFrom(env.CITETRACE_CANDIDATES, 10),
     k: intFrom(env.CITETRACE_K, 5),
     judgeUnits: intFrom(env.CITETRACE_JUDGE_UNITS, 12),

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { loadPinnedClassifier, ModelManifestSchema, type PinnedModelFolder } from '../model/index.js';
+import { loadPinnedClassifier, ModelManifestSchema, type PinnedModelFolder, type SessionPlacement } from '../model/index.js';
 
 /**
  * The support judge: does this text, read alone, answer this question? A cross-encoder trained
@@ -27,8 +27,8 @@ export const JUDGE_MODEL: PinnedModelFolder = {
   manifestSha256: '438fcbff49ece76704b6a3ab265f30412af679d57a63f78b2f0971e823786ae3',
 };
 
-export async function loadSupportJudge(options: PinnedModelFolder & { readonly threads?: number }): Promise<SupportJudge> {
-  const model = await loadPinnedClassifier({ folder: options, schema: ManifestSchema, what: 'support judge', ...(options.threads === undefined ? {} : { threads: options.threads }) });
+export async function loadSupportJudge(options: PinnedModelFolder & SessionPlacement): Promise<SupportJudge> {
+  const model = await loadPinnedClassifier({ folder: options, schema: ManifestSchema, what: 'support judge', session: options });
   return {
     modelId: model.manifest.model_id,
     sha256: model.sha256,

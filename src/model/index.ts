@@ -1,1 +1,1 @@
-export { loadPinnedClassifier, ModelManifestSchema, readPinnedFile, type PinnedClassifier, type PinnedModelFolder } from './pinned.js';
+export { loadPinnedClassifier, ModelManifestSchema, readPinnedFile, type PinnedClassifier, type PinnedModelFolder, type SessionPlacement } from './pinned.js';

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BertTokenizer } from '@huggingface/transformers';
-import * as ort from 'onnxruntime-node';
+import type { BertTokenizer } from '@huggingface/transformers';
+import type { InferenceSession } from 'onnxruntime-node';
 import { z } from 'zod';
 import { CitetraceError, wrapError } from '../domain/index.js';
 import { digestOf } from './download.js';
+import { inferenceThread } from './inference-thread.js';
 
 /**
  * A model shipped in the repository: a folder with an int8 ONNX sequence classifier, its tokenizer,
@@ -60,13 +61,20 @@ function softmax(logits: Float32Array): number[] {
   return exps.map((e) => e / total);
 }
 
+/** How a model's onnxruntime session runs: its intra-op threads (default 1), and where. */
+export interface SessionPlacement {
+  readonly threads?: number;
+  /** On the process's inference thread (src/model/inference-thread.ts), off the event loop. */
+  readonly onThread?: boolean;
+}
+
 /** Load a model folder, checking the manifest against its pinned hash and every file against the manifest. */
 export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>(options: {
   readonly folder: PinnedModelFolder;
   readonly schema: S;
   /** What the model is, for error lines ("scope classifier"). */
   readonly what: string;
-  readonly threads?: number;
+  readonly session?: SessionPlacement;
 }): Promise<PinnedClassifier<z.output<S>>> {
   const { folder, what } = options;
   const manifestFile = path.join(folder.dir, 'manifest.json');
@@ -76,16 +84,44 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
     if (expected === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
     return readPinnedFile(what, path.join(folder.dir, name), expected);
   };
-  const [tokenizerJson, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object);
-  const tokenizer = new BertTokenizer(tokenizerJson, tokenizerConfig);
-  let session: ort.InferenceSession;
+  const [tokenizer, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object) as [object, object];
+  const spec: ClassifierSpec = { model: pinned(MODEL_FILE), tokenizer, tokenizerConfig, maxLength: manifest.max_length, threads: options.session?.threads ?? 1, what, file: path.join(folder.dir, MODEL_FILE) };
+  const probabilities = options.session?.onThread === true ? await inferenceThread().classifier(spec) : await createClassifierRun(spec);
+  return {
+    manifest,
+    sha256: folder.manifestSha256,
+    probabilities,
+  };
+}
+
+/** What a classifier session is made from, once its files have passed the pinned-hash checks. */
+export interface ClassifierSpec {
+  readonly model: Uint8Array;
+  readonly tokenizer: object;
+  readonly tokenizerConfig: object;
+  readonly maxLength: number;
+  readonly threads: number;
+  /** For error lines: what the model is and its file. */
+  readonly what: string;
+  readonly file: string;
+}
+
+export type ProbabilitiesRun = PinnedClassifier<unknown>['probabilities'];
+
+/** An onnxruntime session and tokenizer in this thread (the inference thread builds the same). */
+export async function createClassifierRun(spec: ClassifierSpec): Promise<ProbabilitiesRun> {
+  // Loaded here, not at the top: a process whose models run on the inference thread never needs them.
+  const [{ BertTokenizer }, ort] = await Promise.all([import('@huggingface/transformers'), import('onnxruntime-node')]);
+  let tokenizer: BertTokenizer;
+  let session: InferenceSession;
   try {
-    session = await ort.InferenceSession.create(pinned(MODEL_FILE), { intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1 });
+    tokenizer = new BertTokenizer(spec.tokenizer, spec.tokenizerConfig);
+    session = await ort.InferenceSession.create(spec.model, { intraOpNumThreads: spec.threads, interOpNumThreads: 1 });
   } catch (error) {
-    throw wrapError('MODEL_UNAVAILABLE', `cannot load the ${what} ${path.join(folder.dir, MODEL_FILE)}`, error);
+    throw wrapError('MODEL_UNAVAILABLE', `cannot load the ${spec.what} ${spec.file}`, error);
   }
   const run = async (text: string, pair: string | undefined): Promise<number[]> => {
-    const encoded = tokenizer(text, { ...(pair === undefined ? {} : { text_pair: pair }), truncation: true, max_length: manifest.max_length });
+    const encoded = tokenizer(text, { ...(pair === undefined ? {} : { text_pair: pair }), truncation: true, max_length: spec.maxLength });
     const ids = encoded.input_ids as { data: BigInt64Array; dims: number[] };
     // The tokenizer cuts a long pair at the end, [SEP] included; close it again as the training tokenizer did.
     if (pair !== undefined) ids.data[ids.data.length - 1] = SEP;
@@ -99,15 +135,11 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
     const data = logits?.data as Float32Array;
     return softmax(data);
   };
-  return {
-    manifest,
-    sha256: folder.manifestSha256,
-    async probabilities(texts, pairs) {
-      // One input per run: dynamic int8 quantization scales activations over the whole input tensor,
-      // so in a padded batch a text's probabilities would depend on the texts read with it.
-      const out: number[][] = [];
-      for (const [i, text] of texts.entries()) out.push(await run(text, pairs?.[i]));
-      return out;
-    },
+  return async (texts, pairs) => {
+    // One input per run: dynamic int8 quantization scales activations over the whole input tensor,
+    // so in a padded batch a text's probabilities would depend on the texts read with it.
+    const out: number[][] = [];
+    for (const [i, text] of texts.entries()) out.push(await run(text, pairs?.[i]));
+    return out;
   };
 }

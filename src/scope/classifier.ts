@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { loadPinnedClassifier, ModelManifestSchema, type PinnedModelFolder } from '../model/index.js';
+import { loadPinnedClassifier, ModelManifestSchema, type PinnedModelFolder, type SessionPlacement } from '../model/index.js';
 
 /** What a message asks for, as the router sees it. */
 export const SCOPE_CLASSES = ['admin', 'clinical', 'emergency', 'crisis'] as const;
@@ -33,8 +33,8 @@ export const SCOPE_MODEL: PinnedModelFolder = {
 };
 
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */
-export async function loadScopeClassifier(options: PinnedModelFolder & { readonly threads?: number }): Promise<ScopeClassifier> {
-  const model = await loadPinnedClassifier({ folder: options, schema: ManifestSchema, what: 'scope classifier', ...(options.threads === undefined ? {} : { threads: options.threads }) });
+export async function loadScopeClassifier(options: PinnedModelFolder & SessionPlacement): Promise<ScopeClassifier> {
+  const model = await loadPinnedClassifier({ folder: options, schema: ManifestSchema, what: 'scope classifier', session: options });
   const { classes } = model.manifest;
   return {
     modelId: model.manifest.model_id,
