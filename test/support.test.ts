@@ -119,7 +119,10 @@ describe('units drawn from the Markdown tree', () => {
   });
 
   it('a hard-wrapped paragraph gives the same sentences as the one-line paragraph (property)', () => {
-    const word = fc.stringMatching(/^[A-Za-z]{1,8}$/u);
+    // Ordinary words: the injection detector reads each raw line, so a line that is only "AI" or
+    // "bot" is read as addressed to an assistant and its paragraph is left out (fail-safe, and a
+    // known limit of reading lines: docs/injection.md).
+    const word = fc.stringMatching(/^[A-Za-z]{1,8}$/u).filter((w) => !/^(?:ai|bots?|assistants?|chatbots?|llms?|gpt)$/iu.test(w));
     const sentence = fc.array(word, { minLength: 2, maxLength: 9 }).map((w) => `Then ${w.join(' ')}.`);
     fc.assert(
       fc.property(fc.array(sentence, { minLength: 1, maxLength: 5 }), fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }), (sentences, breaks) => {
