@@ -19,6 +19,12 @@ import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withC
  * ingest, which embeds passages in batches and gains from every core; answering embeds one
  * question at a time, many at once, with CITETRACE_EMBED_THREADS (default 1).
  */
+/** Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not. */
+const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): { readonly threads: number; readonly onThread: boolean } => ({
+  threads: config.embedThreads,
+  onThread: config.inference === 'thread',
+});
+
 export async function createEmbedder(config: Config, onProgress?: (message: string) => void, use: 'questions' | 'bulk' = 'questions'): Promise<Embedder> {
   const model = await provisionModel({
     cacheDir: config.modelCacheDir,
@@ -30,16 +36,16 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
   // Ingest embeds in batches on every core, in this thread; questions go to the inference thread.
   return use === 'bulk'
     ? createTransformersEmbedder({ model, threads: Math.max(config.embedThreads, os.availableParallelism()) })
-    : createTransformersEmbedder({ model, threads: config.embedThreads, onThread: config.inference === 'thread' });
+    : createTransformersEmbedder({ model, ...placementOf(config) });
 }
 
 /** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
 const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<ScopeClassifier> =>
-  loadScopeClassifier({ ...SCOPE_MODEL, threads: config.embedThreads, onThread: config.inference === 'thread' });
+  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config) });
 
 /** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
 export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<SupportJudge> =>
-  loadSupportJudge({ ...JUDGE_MODEL, threads: config.embedThreads, onThread: config.inference === 'thread' });
+  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config) });
 
 /** The shipped models a long-running service loads once and shares across the runtimes it swaps in. */
 export interface SharedModels {
