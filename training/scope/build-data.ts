@@ -4,10 +4,12 @@
  * data.ts), normalized exactly as the product normalizes a question, split 80/20 by a hash of the
  * base message so every variant stays on its base's side.
  *
- *   npx tsx training/scope/build-data.ts OUT.jsonl [--with FILE]...
+ *   npx tsx training/scope/build-data.ts OUT.jsonl [--with FILE]... [--attach-admin]
  *
  * --with adds a data file outside data/ (same naming rules) or a labelled message set (YAML, as
  * evaluate.ts reads it); each row records its source (the file name), which finetune.py balances on.
+ * --attach-admin gives every message one more variant: an administrative message of the training
+ * split attached before or after it (see attach in data.ts), keeping the message's class.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -15,12 +17,12 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { normalizeQuestion } from '../../src/policy/index.js';
 import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
-import { augment, mulberry32, readLines, splitByHash } from './data.js';
+import { attach, augment, mulberry32, readLines, splitByHash } from './data.js';
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { with: { type: 'string', multiple: true, default: [] } } });
+const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { with: { type: 'string', multiple: true, default: [] }, 'attach-admin': { type: 'boolean', default: false } } });
 const out = positionals[0];
 if (out === undefined) {
-  console.error('usage: build-data.ts OUT.jsonl [--with FILE]...');
+  console.error('usage: build-data.ts OUT.jsonl [--with FILE]... [--attach-admin]');
   process.exit(2);
 }
 const here = (p: string): string => new URL(p, import.meta.url).pathname;
@@ -61,8 +63,13 @@ const files = readdirSync(here('data')).filter((f) => f.endsWith('.txt') && f !=
 // policy questions, administrative by construction), frozen so that the judge's later data does not change this model.
 const base: Base[] = [...files.map((f) => here(`data/${f}`)), ...args.with].flatMap(messagesOf);
 const { train, validation } = splitByHash(base, 0.2);
+const adminQuestions = train.filter((r) => r.label === 'admin').map((r) => r.text);
+const variantsOf = (text: string): string[] => {
+  const variants = augment(text, bookings, rand);
+  return args['attach-admin'] ? [...variants, attach(text, adminQuestions, rand)] : variants;
+};
 const rows = [...train.map((r) => ({ ...r, split: 'train' })), ...validation.map((r) => ({ ...r, split: 'validation' }))].flatMap((r) =>
-  augment(r.text, bookings, rand).map((variant) => ({ text: normalizeQuestion(variant).normalized, label: r.label, split: r.split, base: r.text, source: r.source })),
+  variantsOf(r.text).map((variant) => ({ text: normalizeQuestion(variant).normalized, label: r.label, split: r.split, base: r.text, source: r.source })),
 );
 writeFileSync(out, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
 console.log(`${base.length} base messages (${train.length} train, ${validation.length} validation) -> ${rows.length} rows in ${out}`);

@@ -46,3 +46,16 @@ export function augment(text: string, bookings: readonly string[], rand: () => n
   const out = [text, typo(text.toLowerCase().replace(/[.,!?;:]+/gu, ''), rand), `${text} ${pick(bookings, rand)}`, `${pick(bookings, rand)} ${text}`];
   return [...new Set(out)];
 }
+
+const JOINERS = [' ', '. ', ' anyway ', ' also ', ' btw ', ', and '];
+const casual = (text: string): string => text.toLowerCase().replace(/[.!?]+$/u, '');
+
+/**
+ * The message with another, administrative message attached before or after, lower case and joined
+ * as people type: an attached question must not decide the class (a crisis stays a crisis).
+ */
+export function attach(text: string, questions: readonly string[], rand: () => number): string {
+  const other = casual(pick(questions, rand));
+  const joiner = pick(JOINERS, rand);
+  return rand() < 0.5 ? `${casual(text)}${joiner}${other}` : `${other}${joiner}${casual(text)}`;
+}
