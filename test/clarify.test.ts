@@ -37,11 +37,16 @@ describe('clarification', () => {
     }
   });
 
-  it('does not ask when a system-wide rule or a sentence naming every clinic answers alone, or only one clinic answers', () => {
+  it('asks which clinic, offering every clinic, when only one clinic\'s own rule answers: the other may have its own', () => {
+    expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
+  });
+
+  it('does not ask when a system-wide rule or a sentence naming every clinic answers alone, or the deployment has one clinic', () => {
     expect(clarifyQuestion({ candidates: [systemWide], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [bothClinics, harbor, eastside], mentioned: {}, assistant })).toBeNull();
-    expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })).toBeNull();
     expect(clarifyQuestion({ candidates: [], mentioned: {}, assistant })).toBeNull();
+    const oneClinic: AssistantConfig = { ...assistant, entities: { clinic: { harbor: ['Harbor Clinic'] } } };
+    expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant: oneClinic })).toBeNull();
   });
 
   it('finds entity aliases as whole words only', () => {

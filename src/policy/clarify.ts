@@ -20,9 +20,9 @@ export interface ClarifyCandidate {
  * Ask one focused question when the texts that would answer are about different values of an
  * entity type the question does not name, so the answer would depend on a guess: two tagged pages
  * or two rows of one table (Harbor vs Eastside), a table row with a column per value, or a
- * system-wide rule beside a rule for one site (an override: the system rule does not hold there).
- * Candidates are the units that answer the question. A system-wide rule alone, or a sentence that
- * names every site, answers for all of them.
+ * system-wide rule beside a rule for one site (an override: the system rule does not hold there),
+ * or one site's rule alone. Candidates are the units that answer the question. A system-wide rule
+ * alone, or a sentence that names every site, answers for all of them.
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly ClarifyCandidate[];
@@ -37,7 +37,11 @@ export function clarifyQuestion(options: {
     const about = top.named[type]?.length ?? 0;
     const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
     if (!(about === 1 || (top.row && about > 1) || override)) continue;
-    const all = override ? Object.keys(values) : [...new Set(ranked.flatMap((c) => c.named[type] ?? []))];
+    // Offer the values whose own texts answer; when only the best one's does, every value: the
+    // others may have rules of their own that nothing retrieved states, so one site's rule is not
+    // the answer for a question that names none.
+    const answering = [...new Set(ranked.flatMap((c) => c.named[type] ?? []))];
+    const all = override || answering.length < 2 ? Object.keys(values) : answering;
     if (all.length < 2) continue;
     const labels = all.map((value) => entityLabel(options.assistant, type, value));
     const list = labels.length === 2 ? labels.join(' or ') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1) ?? ''}`;
