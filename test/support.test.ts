@@ -13,6 +13,16 @@ import { copyCorpus, demoRuntime } from './helpers.js';
 const unitsOf = (body: string) => chunkRevision({ revision: `sha256:${'0'.repeat(64)}` as never, sourceId: 'page' as never, body }).flatMap((p) => passageUnits(p));
 
 describe('units drawn from the Markdown tree', () => {
+  it('reads a bold label before a list as the lead-in of its items, never a label as a unit; a bold statement stays one', () => {
+    const body = ['**Cancellation notice**', '- Cancel at least 24 hours ahead.', '- A later cancellation is a late cancellation.', '', '**No walk-ins on Sundays.**', '', '*Parking*', '', 'The lot is free.'].join('\n');
+    expect(unitsOf(body).map((u) => [u.kind, u.text])).toEqual([
+      ['item', 'Cancellation notice: Cancel at least 24 hours ahead.'],
+      ['item', 'Cancellation notice: A later cancellation is a late cancellation.'],
+      ['sentence', 'No walk-ins on Sundays.'],
+      ['sentence', 'The lot is free.'],
+    ]);
+  });
+
   it('reads a table row with its header cells, a list item with its lead-in, a sentence alone', () => {
     const body = [
       '# Hours',

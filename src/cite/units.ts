@@ -58,9 +58,25 @@ function sentencesOf(source: string, node: Paragraph): { text: string; start: nu
   return out;
 }
 
-/** A lead-in is the last sentence of the paragraph just before a list, when it ends with a colon. */
+/**
+ * A paragraph that is only bold or emphasised words without a sentence's end ("**Cancellation
+ * notice**"): a label for what follows, as a heading is, not a statement.
+ */
+function labelOf(node: Paragraph): string | null {
+  const only = node.children.length === 1 ? node.children[0] : undefined;
+  if (only?.type !== 'strong' && only?.type !== 'emphasis') return null;
+  const text = squash(toString(only));
+  return text === '' || /[.!?:;]$/u.test(text) ? null : text;
+}
+
+/**
+ * A lead-in is the last sentence of the paragraph just before a list, when it ends with a colon, or
+ * a label paragraph just before a list ("**Cancellation notice**" then its rules), read as "label:".
+ */
 function leadInOf(source: string, previous: RootContent | undefined): string | null {
   if (previous?.type !== 'paragraph') return null;
+  const label = labelOf(previous);
+  if (label !== null) return `${label}:`;
   const last = sentencesOf(source, previous).at(-1)?.text ?? '';
   return last.endsWith(':') ? last : null;
 }
@@ -123,6 +139,8 @@ function blockUnits(source: string, nodes: readonly RootContent[], blocked: Bloc
     if (node.type === 'paragraph') {
       const entry = boldQuestionOf(source, node);
       if (entry !== null) return boldFaqUnits(source, node, entry);
+      // A label states nothing; before a list it is the items' lead-in.
+      if (labelOf(node) !== null) return [];
       const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
       // A lead-in ("You may cancel without a fee if:") is read with each item of its list, not alone.
       return nodes[i + 1]?.type === 'list' && leadInOf(source, node) !== null ? sentences.slice(0, -1) : sentences;
