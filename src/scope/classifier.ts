@@ -29,7 +29,7 @@ const ManifestSchema = ModelManifestSchema.extend({
  */
 export const SCOPE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
-  manifestSha256: 'be71763c122cc90cdec09790e03659b2cb1bafbcff60123efc2119e62d152c26',
+  manifestSha256: 'ab23522d600a8768e802018793e3558285fe5cbbde3f868a578157104e5ef91a',
 };
 
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */
