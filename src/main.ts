@@ -10,21 +10,22 @@ import { deploymentNames } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
+import type { SessionPlacement } from './model/index.js';
 import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
+
+/** Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not. */
+const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): SessionPlacement => ({
+  threads: config.embedThreads,
+  onThread: config.inference === 'thread',
+});
 
 /**
  * Composition root: the one place that turns configuration into ready adapters. `bulk` is for
  * ingest, which embeds passages in batches and gains from every core; answering embeds one
  * question at a time, many at once, with CITETRACE_EMBED_THREADS (default 1).
  */
-/** Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not. */
-const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): { readonly threads: number; readonly onThread: boolean } => ({
-  threads: config.embedThreads,
-  onThread: config.inference === 'thread',
-});
-
 export async function createEmbedder(config: Config, onProgress?: (message: string) => void, use: 'questions' | 'bulk' = 'questions'): Promise<Embedder> {
   const model = await provisionModel({
     cacheDir: config.modelCacheDir,
