@@ -6,8 +6,11 @@
  *
  *   npx tsx training/scope/build-data.ts OUT.jsonl [--with FILE]... [--attach-admin]
  *
- * --with adds a data file outside data/ (same naming rules) or a labelled message set (YAML, as
- * evaluate.ts reads it); each row records its source (the file name), which finetune.py balances on.
+ * --with adds a data file outside data/ (same naming rules), a labelled message set (YAML, as
+ * evaluate.ts reads it) or a `class<TAB>message` file of any class (.tsv); each row records its
+ * source (the file name), which finetune.py balances on. A .tsv file goes to the training split
+ * whole: its lines are translations of shared situations (multilingual/README.md), which a split by
+ * message would leak into validation, and the thresholds stay calibrated on the English messages.
  * --attach-admin gives every message one more variant: an administrative message of the training
  * split attached before or after it (see attach in data.ts), keeping the message's class.
  */
@@ -37,21 +40,24 @@ interface Base {
   readonly text: string;
   readonly label: ScopeClass;
   readonly source: string;
+  readonly trainOnly?: boolean;
 }
 function messagesOf(path: string): Base[] {
   const file = basename(path);
-  const source = file.replace(/\.(txt|yaml)$/u, '');
+  const source = file.replace(/\.(txt|yaml|tsv)$/u, '');
   if (file.endsWith('.yaml')) {
     const data = parse(readFileSync(path, 'utf8')) as { class: ScopeClass; message: string }[];
     if (!Array.isArray(data) || data.some((r) => !SCOPE_CLASSES.includes(r.class))) throw new Error(`${file}: not a list of {id, class, message}`);
     return data.map((r) => ({ text: r.message.trim(), label: r.class, source }));
   }
   const lines = readLines(path);
-  if (file.startsWith('urgent-')) {
+  const tsv = file.endsWith('.tsv');
+  if (tsv || file.startsWith('urgent-')) {
+    const classes: readonly ScopeClass[] = tsv ? SCOPE_CLASSES : ['emergency', 'crisis'];
     return lines.map((line) => {
       const [label, text] = line.split('\t');
-      if ((label !== 'emergency' && label !== 'crisis') || text === undefined) throw new Error(`${file}: not "class<TAB>message": ${line}`);
-      return { text, label, source };
+      if (!classes.includes(label as ScopeClass) || text === undefined) throw new Error(`${file}: not "class<TAB>message": ${line}`);
+      return { text, label: label as ScopeClass, source, trainOnly: tsv };
     });
   }
   const label = SCOPE_CLASSES.find((c) => file === `${c}.txt` || file.startsWith(`${c}-`));
@@ -62,7 +68,9 @@ const files = readdirSync(here('data')).filter((f) => f.endsWith('.txt') && f !=
 // data/admin-judge-questions.txt: the support judge's training questions as of commit 58b3a17 (scope v3) (appointment and
 // policy questions, administrative by construction), frozen so that the judge's later data does not change this model.
 const base: Base[] = [...files.map((f) => here(`data/${f}`)), ...args.with].flatMap(messagesOf);
-const { train, validation } = splitByHash(base, 0.2);
+const split = splitByHash(base.filter((r) => r.trainOnly !== true), 0.2);
+const train = [...split.train, ...base.filter((r) => r.trainOnly === true)];
+const { validation } = split;
 const adminQuestions = train.filter((r) => r.label === 'admin').map((r) => r.text);
 const variantsOf = (text: string): string[] => {
   const variants = augment(text, bookings, rand);
