@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { askedPeriods, periodExclusion } from '../src/policy/index.js';
+import { askedPeriods, dayExclusion, periodExclusion } from '../src/policy/index.js';
 import { demoRuntime } from './helpers.js';
 
 const TODAY = '2026-12-03' as IsoDate;
@@ -42,6 +42,65 @@ describe('periods a question asks about', () => {
           expect(p.to).toMatch(/^\d{4}-\d{2}-\d{2}$/u);
           expect(p.from <= p.to).toBe(true);
         }
+      }),
+    );
+  });
+});
+
+describe('holidays and the table rows about a day', () => {
+  const of = (q: string) => askedPeriods(q, TODAY).map(({ from, to }) => [from, to]);
+  const row = (text: string) => ({ kind: 'row' as const, text, start: 0, end: text.length });
+
+  it('reads a holiday by the names people use, the nearest one unless the question names the period around it', () => {
+    expect(of('are you open christmas eve?')).toEqual([['2026-12-24', '2026-12-24']]);
+    // A month without a year is this one while it lasts.
+    expect(of("when's the december flu shot day?")).toEqual([['2026-12-01', '2026-12-31']]);
+    expect(of('r u open xmas')).toEqual([['2026-12-25', '2026-12-25']]);
+    expect(of('new years eve - what time does the lab close?')).toEqual([['2026-12-31', '2026-12-31']]);
+    expect(of("Can I call the booking line on New Year's Day?")).toEqual([['2027-01-01', '2027-01-01']]);
+    expect(of('is brookhollow open on MLK day')).toEqual([['2027-01-18', '2027-01-18']]);
+    expect(of('open the day after christmas?')).toEqual([['2026-12-26', '2026-12-26']]);
+    // The nearest one, past or ahead: a week after Thanksgiving, "the day after thanksgiving" is last week's.
+    expect(of('was tannery open the day after thanksgiving?')).toEqual([['2026-11-27', '2026-11-27']]);
+    expect(of('is the lab open black friday?')).toContainEqual(['2026-11-27', '2026-11-27']);
+    expect(of('Was it open the day after Thanksgiving last year?')).toEqual([
+      ['2025-01-01', '2025-12-31'],
+      ['2025-11-28', '2025-11-28'],
+    ]);
+    expect(of('cinderhorn hours on the fourth of july next summer?')).toContainEqual(['2027-07-04', '2027-07-04']);
+    expect(of('cinderhorn hours on the fourth of july next summer?')).not.toContainEqual(['2026-07-04', '2026-07-04']);
+    // Words that are holidays only with "day": labor and delivery is a unit, not Labor Day.
+    expect(of('is labor and delivery open at night?')).toEqual([]);
+  });
+
+  it('sets aside a table row about another day than asked, and only that', () => {
+    const christmasEve = askedPeriods('are you open christmas eve?', TODAY);
+    expect(dayExclusion(row("Date: Thursday, December 31, 2026; Holiday: New Year's Eve; Harbor: 8 am–noon"), christmasEve, TODAY)).toMatch(/^about 2026-12-31.*asked about 2026-12-24/u);
+    expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), christmasEve, TODAY)).not.toBeNull();
+    for (const kept of [
+      'Date: Thursday, December 24, 2026; Harbor: 8 am–noon',
+      'Holiday: Christmas Eve; Hours: 8–12',
+      'Dates: Dec 24 – Jan 1; Hours: reduced',
+      'Day: Saturday; Hours: 9–1',
+      // A length of time or "today" in a cell is not a date the row is about.
+      'Exam: CT with contrast; Before you come: Nothing to eat for 4 hours before the exam; Arrive: today if possible',
+    ])
+      expect(dayExclusion(row(kept), christmasEve, TODAY), kept).toBeNull();
+    // Not a row, or no day asked: the judge decides.
+    expect(dayExclusion({ ...row('We close at noon on December 31.'), kind: 'sentence' }, christmasEve, TODAY)).toBeNull();
+    expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), [], TODAY)).toBeNull();
+  });
+
+  it('every holiday of the calendar, asked by its name on any day, is that holiday within half a year of the day (property)', () => {
+    const names = ['christmas eve', 'christmas day', "new year's eve", "new year's day", 'thanksgiving', 'memorial day', 'labor day', 'juneteenth'];
+    fc.assert(
+      fc.property(fc.constantFrom(...names), fc.date({ min: new Date('2022-01-01'), max: new Date('2080-12-31'), noInvalidDate: true }), (name, day) => {
+        const asOf = day.toISOString().slice(0, 10);
+        const periods = askedPeriods(`are you open on ${name}?`, asOf);
+        expect(periods).toHaveLength(1);
+        const [p] = periods;
+        expect(p?.from).toBe(p?.to);
+        expect(Math.abs(Date.parse(p?.from ?? '') - Date.parse(asOf))).toBeLessThanOrEqual(184 * 86_400_000);
       }),
     );
   });

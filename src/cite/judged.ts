@@ -110,8 +110,8 @@ export async function judgeSupport(options: {
   readonly mentioned: EntityMentions;
   /** Why a whole passage cannot answer (its revision is not in force for the period asked), or null; default: none. */
   readonly passageExclusion?: (passage: LabeledPassage) => string | null;
-  /** Why a unit cannot answer, from its text (it names no person and the question asks about one), or null; default: none. */
-  readonly unitExclusion?: (text: string) => string | null;
+  /** Why a unit cannot answer, from itself (it names no person and the question asks about one; a row about another day), or null; default: none. */
+  readonly unitExclusion?: (unit: Unit) => string | null;
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
   const candidates = options.passages.flatMap((p, rank) => {
@@ -120,7 +120,7 @@ export async function judgeSupport(options: {
       ...d,
       label: p.label,
       rank,
-      excluded: whole ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit.text) ?? null,
+      excluded: whole ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit) ?? null,
     }));
   });
   const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));

@@ -18,7 +18,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, mentionedEntities, normalizeQuestion, periodExclusion, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, mentionedEntities, normalizeQuestion, periodExclusion, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import {
@@ -231,9 +231,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             assistant: deps.assistant,
             mentioned,
             passageExclusion: (p) => periodExclusion(p, periods, asOf, (day) => deps.inForce({ role: request.role, asOf: day })),
-            // A question about a named person (redaction found one) is answered only by a unit that names a person:
-            // a generic rule does not say whether that provider still sees patients, takes new ones, or works on Fridays.
-            ...(namesPerson ? { unitExclusion: (text: string) => (deps.redact(text).includes(PERSON_PLACEHOLDER) ? null : NAMES_NO_PERSON) } : {}),
+            // A table row about other days than asked does not answer (New Year's Eve's hours for Christmas Eve). A question
+            // about a named person (redaction found one) is answered only by a unit that names a person: a generic rule
+            // does not say whether that provider still sees patients, takes new ones, or works on Fridays.
+            unitExclusion: (unit) => dayExclusion(unit, periods, asOf) ?? (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,

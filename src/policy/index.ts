@@ -3,5 +3,5 @@ export { deploymentNames, entityLabel, mentionedEntities } from './entities.js';
 export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, routingMessage } from './messages.js';
 export { INJECTION_MODEL, isInstruction, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
-export { askedPeriods, periodExclusion, type AskedPeriod } from './period.js';
+export { askedPeriods, dayExclusion, periodExclusion, type AskedPeriod } from './period.js';
 export { policyNames } from './names.js';

@@ -1,5 +1,7 @@
 import * as chrono from 'chrono-node';
+import Holidays from 'date-holidays';
 import type { IsoDate, LabeledPassage, RevisionMeta, SourceId } from '../domain/index.js';
+import type { Unit } from '../cite/index.js';
 import { askingSentences } from '../text/index.js';
 
 /**
@@ -58,10 +60,81 @@ function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
 }
 
 /**
+ * Holidays by name, from date-holidays' calendar (United States: the contract's emergency and
+ * crisis numbers are American): "Christmas Eve", "New Year's Day", "Martin Luther King Jr. Day",
+ * "Day after Thanksgiving Day". A name is matched without its apostrophes, periods and "Jr";
+ * a trailing "Day" may be left out only where people do ("christmas", "thanksgiving", "new
+ * years", "mlk"), not where the word alone means something else ("labor", "memorial"). Longer
+ * names first, so "christmas eve" is not Christmas.
+ */
+const calendar = new Holidays('US');
+const holidayKey = (name: string): string => name.toLowerCase().replace(/['’.]|\bjr\b/gu, '').replace(/\s+/gu, ' ').trim();
+const SAID_WITHOUT_DAY = new Set(['christmas', 'thanksgiving', 'new years', 'martin luther king', 'juneteenth', 'independence']);
+/** What people call a holiday, as the calendar's name (keyed). */
+const ALIASES: readonly (readonly [RegExp, string])[] = [
+  [/\bxmas\b/gu, 'christmas'],
+  [/\bmlk\b/gu, 'martin luther king'],
+  [/\bnew year\b(?= (?:day|eve)\b)/gu, 'new years'],
+  [/\b(?:the )?(?:4th|fourth) of july\b/gu, 'independence day'],
+  [/\bpresidents? day\b/gu, 'washingtons birthday'],
+  [/\b(?:black friday|(?:the )?friday after thanksgiving)\b/gu, 'day after thanksgiving day'],
+];
+interface HolidayName {
+  readonly key: string;
+  /** The name as it may be said: the key without a trailing "day". */
+  readonly core: string;
+  readonly pattern: RegExp;
+}
+const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(calendar.getHolidays(2026).map((h) => holidayKey(h.name)))]
+  .filter((key) => !key.includes('substitute'))
+  .map((key) => {
+    const core = key.replace(/ day$/u, '');
+    const day = SAID_WITHOUT_DAY.has(core) ? '(?: day)?' : core === key ? '' : ' day';
+    return { key, core, pattern: new RegExp(String.raw`\b${core}${day}\b`, 'gu') };
+  })
+  .sort((a, b) => b.core.length - a.core.length);
+
+/** The date of a holiday (by key) in a year, or undefined. */
+function holidayDate(key: string, year: number): IsoDate | undefined {
+  return calendar.getHolidays(year).find((h) => holidayKey(h.name) === key)?.date.slice(0, 10);
+}
+
+const shiftDays = (day: IsoDate, days: number): IsoDate => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Holidays named in a text ("on christmas eve", "the day after christmas", "MLK day"): the one
+ * within another period the text names ("the fourth of july next summer", "the day after
+ * Thanksgiving last year"), else the nearest one to `asOf`, past or ahead ("was it open the day
+ * after Thanksgiving?" a week after it; "christmas" in December).
+ */
+function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPeriod[]): AskedPeriod[] {
+  let rest = ALIASES.reduce((t, [pattern, key]) => t.replace(pattern, key), holidayKey(text));
+  const out: AskedPeriod[] = [];
+  const now = Number(asOf.slice(0, 4));
+  const distance = (day: IsoDate): number => Math.abs(Date.parse(day) - Date.parse(asOf));
+  const inside = (day: IsoDate): boolean => within.some((p) => p.from <= day && day <= p.to);
+  const years = [...new Set([now - 1, now, now + 1, ...within.flatMap((p) => [Number(p.from.slice(0, 4)), Number(p.to.slice(0, 4))])])];
+  for (const { key, pattern } of HOLIDAY_NAMES) {
+    rest = rest.replace(new RegExp(String.raw`(?:\b(?:the )?day (after|before) )?${pattern.source}`, 'gu'), (said: string, relation?: string) => {
+      const shift = relation === 'after' ? 1 : relation === 'before' ? -1 : 0;
+      const days = years
+        .flatMap((y) => {
+          const day = holidayDate(key, y);
+          return day === undefined ? [] : [shiftDays(day, shift)];
+        })
+        .sort((a, b) => Number(inside(b)) - Number(inside(a)) || distance(a) - distance(b));
+      if (days[0] !== undefined) out.push({ text: said, from: days[0], to: days[0] });
+      return ' '.repeat(said.length);
+    });
+  }
+  return out;
+}
+
+/**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
- * whole year, as precisely as it was said. When the message asks something (a sentence ending in
- * "?"), only the asking sentences count: "is the lab open saturdays? it was a few years ago" asks
- * about now, and the past is context.
+ * whole year, as precisely as it was said, and holidays by name. When the message asks something
+ * (a sentence ending in "?"), only the asking sentences count: "is the lab open saturdays? it was
+ * a few years ago" asks about now, and the past is context.
  */
 export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   const question = askingSentences(message);
@@ -73,11 +146,50 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
     const start = result.start;
     const [y, m, d] = [start.get('year') ?? 0, start.get('month') ?? 1, start.get('day') ?? 1];
     if (start.isCertain('day') || start.isCertain('weekday')) out.push({ text: result.text, from: iso(y, m, d), to: iso(y, m, d) });
-    else if (start.isCertain('month')) out.push({ text: result.text, from: iso(y, m, 1), to: iso(y, m + 1, 0) });
+    else if (start.isCertain('month')) {
+      // A month said without its year is this one while it lasts ("the december flu day", asked in December).
+      const year = !start.isCertain('year') && m === Number(asOf.slice(5, 7)) ? Number(asOf.slice(0, 4)) : y;
+      out.push({ text: result.text, from: iso(year, m, 1), to: iso(year, m + 1, 0) });
+    }
     else if (start.isCertain('year')) out.push({ text: result.text, from: iso(y, 1, 1), to: iso(y, 12, 31) });
     // A time of day alone ("at 8 am") names no other day.
   }
-  return out;
+  return [...out, ...holidayPeriods(question, asOf, out)];
+}
+
+/**
+ * The calendar days a table row is about: its cells that name a date ("Thursday, December 24,
+ * 2026", "Dec 24 – Jan 1") or a holiday ("New Year's Eve"). A weekday alone ("Saturday") is a
+ * recurring day, not a date, and names none.
+ */
+function statedDays(unit: Unit, asOf: IsoDate): AskedPeriod[] {
+  if (unit.kind !== 'row') return [];
+  const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
+  return unit.text.split('; ').flatMap((cell) => {
+    const value = cell.slice(cell.indexOf(': ') + 2);
+    // Calendar dates only: "today" or "4 hours before" in a cell is not a day the row is about.
+    const dates = chrono.strict.parse(value, reference, { forwardDate: true }).flatMap((r) => {
+      if (!(r.start.isCertain('day') && r.start.isCertain('month')) || r.tags().has('result/relativeDate')) return [];
+      const day = (c: chrono.ParsedComponents): IsoDate => iso(c.get('year') ?? 0, c.get('month') ?? 1, c.get('day') ?? 1);
+      return [{ text: r.text, from: day(r.start), to: day(r.end ?? r.start) }];
+    });
+    return [...dates, ...holidayPeriods(value, asOf, [])];
+  });
+}
+
+/**
+ * Why a unit cannot answer for the days asked, or null: it is a row about other calendar days
+ * than any asked ("Date: December 31 (New Year's Eve)" for a question about Christmas Eve). A
+ * row naming no date, or a question naming no period, is left to the judge.
+ */
+export function dayExclusion(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): string | null {
+  if (periods.length === 0) return null;
+  const stated = statedDays(unit, asOf);
+  if (stated.length === 0) return null;
+  const overlaps = stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
+  if (overlaps) return null;
+  const span = (p: AskedPeriod): string => (p.from === p.to ? p.from : `${p.from}..${p.to}`);
+  return `about ${stated.map(span).join(', ')}; asked about ${periods.map((p) => `${span(p)} ("${p.text}")`).join(', ')}`;
 }
 
 /**
