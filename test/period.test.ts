@@ -73,7 +73,7 @@ describe('holidays and the table rows about a day', () => {
     expect(of('is labor and delivery open at night?')).toEqual([]);
   });
 
-  it('sets aside a table row about another day than asked, and only that', () => {
+  it('sets aside a table row or a sentence about other days than asked, and only those', () => {
     const christmasEve = askedPeriods('are you open christmas eve?', TODAY);
     expect(dayExclusion(row("Date: Thursday, December 31, 2026; Holiday: New Year's Eve; Harbor: 8 am–noon"), christmasEve, TODAY)).toMatch(/^about 2026-12-31.*asked about 2026-12-24/u);
     expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), christmasEve, TODAY)).not.toBeNull();
@@ -86,8 +86,13 @@ describe('holidays and the table rows about a day', () => {
       'Exam: CT with contrast; Before you come: Nothing to eat for 4 hours before the exam; Arrive: today if possible',
     ])
       expect(dayExclusion(row(kept), christmasEve, TODAY), kept).toBeNull();
-    // Not a row, or no day asked: the judge decides.
-    expect(dayExclusion({ ...row('We close at noon on December 31.'), kind: 'sentence' }, christmasEve, TODAY)).toBeNull();
+    // A sentence naming other holidays only; a sentence with a calendar date (when a rule takes effect) is the judge's.
+    const sentence = (text: string) => ({ ...row(text), kind: 'sentence' as const });
+    expect(dayExclusion(sentence('The scheduling line is closed on Thanksgiving, Christmas Day and New Year\'s Day.'), christmasEve, TODAY)).toMatch(/^about (?=.*2026-11-26)(?=.*2026-12-25)(?=.*2027-01-01)/u);
+    expect(dayExclusion(sentence('Clinics close at noon on Christmas Eve and New Year\'s Eve.'), christmasEve, TODAY)).toBeNull();
+    expect(dayExclusion(sentence('We close at noon on December 31.'), christmasEve, TODAY)).toBeNull();
+    expect(dayExclusion(sentence('Starting January 4, 2027, Harbor is also open on Thanksgiving.'), christmasEve, TODAY)).toBeNull();
+    // No day asked: the judge decides.
     expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), [], TODAY)).toBeNull();
   });
 

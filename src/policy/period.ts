@@ -157,30 +157,36 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   return [...out, ...holidayPeriods(question, asOf, out)];
 }
 
-/**
- * The calendar days a table row is about: its cells that name a date ("Thursday, December 24,
- * 2026", "Dec 24 – Jan 1") or a holiday ("New Year's Eve"). A weekday alone ("Saturday") is a
- * recurring day, not a date, and names none.
- */
-function statedDays(unit: Unit, asOf: IsoDate): AskedPeriod[] {
-  if (unit.kind !== 'row') return [];
+/** Calendar dates in a text (chrono's strict parser): "today" or "4 hours before" is not one; a weekday alone ("Saturday") is recurring, not a date. */
+function calendarDates(text: string, asOf: IsoDate): AskedPeriod[] {
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
-  return unit.text.split('; ').flatMap((cell) => {
-    const value = cell.slice(cell.indexOf(': ') + 2);
-    // Calendar dates only: "today" or "4 hours before" in a cell is not a day the row is about.
-    const dates = chrono.strict.parse(value, reference, { forwardDate: true }).flatMap((r) => {
-      if (!(r.start.isCertain('day') && r.start.isCertain('month')) || r.tags().has('result/relativeDate')) return [];
-      const day = (c: chrono.ParsedComponents): IsoDate => iso(c.get('year') ?? 0, c.get('month') ?? 1, c.get('day') ?? 1);
-      return [{ text: r.text, from: day(r.start), to: day(r.end ?? r.start) }];
-    });
-    return [...dates, ...holidayPeriods(value, asOf, [])];
+  return chrono.strict.parse(text, reference, { forwardDate: true }).flatMap((r) => {
+    if (!(r.start.isCertain('day') && r.start.isCertain('month')) || r.tags().has('result/relativeDate')) return [];
+    const day = (c: chrono.ParsedComponents): IsoDate => iso(c.get('year') ?? 0, c.get('month') ?? 1, c.get('day') ?? 1);
+    return [{ text: r.text, from: day(r.start), to: day(r.end ?? r.start) }];
   });
 }
 
 /**
- * Why a unit cannot answer for the days asked, or null: it is a row about other calendar days
- * than any asked ("Date: December 31 (New Year's Eve)" for a question about Christmas Eve). A
- * row naming no date, or a question naming no period, is left to the judge.
+ * The calendar days a unit is about. A table row: its cells that name a date ("Thursday, December
+ * 24, 2026", "Dec 24 – Jan 1") or a holiday ("New Year's Eve"). A sentence, list item or FAQ answer:
+ * the holidays it names ("the scheduling line is closed on Thanksgiving, Christmas Day and New
+ * Year's Day"), when it names no calendar date; a sentence with a date may be about when a rule
+ * takes effect, which is the revision checks' business, not a day the rule is about.
+ */
+function statedDays(unit: Unit, asOf: IsoDate): AskedPeriod[] {
+  if (unit.kind !== 'row') return calendarDates(unit.text, asOf).length > 0 ? [] : holidayPeriods(unit.text, asOf, []);
+  return unit.text.split('; ').flatMap((cell) => {
+    const value = cell.slice(cell.indexOf(': ') + 2);
+    return [...calendarDates(value, asOf), ...holidayPeriods(value, asOf, [])];
+  });
+}
+
+/**
+ * Why a unit cannot answer for the days asked, or null: it is about other calendar days than any
+ * asked ("Date: December 31 (New Year's Eve)", or "closed on Thanksgiving and Christmas Day", for a
+ * question about Christmas Eve). A unit naming no day, or a question naming no period, is left to
+ * the judge.
  */
 export function dayExclusion(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): string | null {
   if (periods.length === 0) return null;
