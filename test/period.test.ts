@@ -53,6 +53,12 @@ describe('holidays and the table rows about a day', () => {
 
   it('reads a holiday by the names people use, the nearest one unless the question names the period around it', () => {
     expect(of('are you open christmas eve?')).toEqual([['2026-12-24', '2026-12-24']]);
+    // A weekday with a day number is that date, not the coming weekday.
+    expect(of('day after christmas (sat the 26th) is wickham open?')).toEqual([
+      ['2026-12-26', '2026-12-26'],
+      ['2026-12-26', '2026-12-26'],
+    ]);
+    expect(of('open on tue the 2nd?')).toEqual([['2027-02-02', '2027-02-02']]);
     // A month without a year is this one while it lasts.
     expect(of("when's the december flu shot day?")).toEqual([['2026-12-01', '2026-12-31']]);
     expect(of('r u open xmas')).toEqual([['2026-12-25', '2026-12-25']]);

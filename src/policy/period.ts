@@ -30,6 +30,29 @@ parser.parsers.push({
   },
 });
 
+// "saturday the 26th", "Thu 24th": the next day of that number falling on that weekday, else the next
+// day of that number (chrono reads the weekday alone, which is the coming one, not that date).
+const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+parser.parsers.push({
+  pattern: () => /\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b/iu,
+  extract: (context, match) => {
+    const weekday = WEEKDAYS.indexOf((match[1] ?? '').toLowerCase());
+    const day = Number(match[2]);
+    const ref = context.reference.instant;
+    const today = Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate());
+    const candidates = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + i, day))).filter(
+      (d) => d.getUTCDate() === day && d.getTime() >= today,
+    );
+    const date = candidates.find((d) => d.getUTCDay() === weekday) ?? candidates[0];
+    if (date === undefined) return null;
+    const components = context.createParsingComponents();
+    components.assign('year', date.getUTCFullYear());
+    components.assign('month', date.getUTCMonth() + 1);
+    components.assign('day', day);
+    return components;
+  },
+});
+
 /**
  * "in a year", "within 24 hours", "48 hours before": a length of time (the window of a rule: three
  * no-shows in a year, cancel 24 hours before), not a day the question asks about; nor is a unit
