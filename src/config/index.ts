@@ -210,7 +210,7 @@ export function loadConfig(input: ConfigInput): Config {
     inference: env.CITETRACE_INFERENCE ?? 'thread',
     candidates: intFrom(env.CITETRACE_CANDIDATES, 10),
     k: intFrom(env.CITETRACE_K, 5),
-    judgeUnits: intFrom(env.CITETRACE_JUDGE_UNITS, 12),
+    judgeUnits: intFrom(env.CITETRACE_JUDGE_UNITS, 24),
     inProcessSearch: env.CITETRACE_IN_PROCESS_SEARCH ?? 'background',
     llm:
       env.CITETRACE_LLM_BASE_URL === undefined || env.CITETRACE_LLM_BASE_URL === ''
