@@ -104,22 +104,26 @@ const ALIASES: readonly (readonly [RegExp, string])[] = [
 ];
 interface HolidayName {
   readonly key: string;
-  /** The name as it may be said: the key without a trailing "day". */
-  readonly core: string;
-  readonly pattern: RegExp;
+  /** The name as it may be said, with "the day after" or "the day before" in front if so. */
+  readonly said: RegExp;
 }
 const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(calendar.getHolidays(2026).map((h) => holidayKey(h.name)))]
   .filter((key) => !key.includes('substitute'))
   .map((key) => {
+    // The key without a trailing "day", which may or must follow.
     const core = key.replace(/ day$/u, '');
     const day = SAID_WITHOUT_DAY.has(core) ? '(?: day)?' : core === key ? '' : ' day';
-    return { key, core, pattern: new RegExp(String.raw`\b${core}${day}\b`, 'gu') };
+    return { key, core, said: new RegExp(String.raw`(?:\b(?:the )?day (after|before) )?\b${core}${day}\b`, 'gu') };
   })
-  .sort((a, b) => b.core.length - a.core.length);
+  .sort((a, b) => b.core.length - a.core.length)
+  .map(({ key, said }) => ({ key, said }));
 
-/** The date of a holiday (by key) in a year, or undefined. */
+/** Each year's holiday dates by key, computed once per year (date-holidays evaluates its rules on every call). */
+const holidaysOfYear = new Map<number, ReadonlyMap<string, IsoDate>>();
 function holidayDate(key: string, year: number): IsoDate | undefined {
-  return calendar.getHolidays(year).find((h) => holidayKey(h.name) === key)?.date.slice(0, 10);
+  let dates = holidaysOfYear.get(year);
+  if (dates === undefined) holidaysOfYear.set(year, (dates = new Map(calendar.getHolidays(year).map((h) => [holidayKey(h.name), h.date.slice(0, 10)]))));
+  return dates.get(key);
 }
 
 const shiftDays = (day: IsoDate, days: number): IsoDate => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -137,8 +141,8 @@ function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPerio
   const distance = (day: IsoDate): number => Math.abs(Date.parse(day) - Date.parse(asOf));
   const inside = (day: IsoDate): boolean => within.some((p) => p.from <= day && day <= p.to);
   const years = [...new Set([now - 1, now, now + 1, ...within.flatMap((p) => [Number(p.from.slice(0, 4)), Number(p.to.slice(0, 4))])])];
-  for (const { key, pattern } of HOLIDAY_NAMES) {
-    rest = rest.replace(new RegExp(String.raw`(?:\b(?:the )?day (after|before) )?${pattern.source}`, 'gu'), (said: string, relation?: string) => {
+  for (const { key, said: pattern } of HOLIDAY_NAMES) {
+    rest = rest.replace(pattern, (said: string, relation?: string) => {
       const shift = relation === 'after' ? 1 : relation === 'before' ? -1 : 0;
       const days = years
         .flatMap((y) => {
@@ -197,12 +201,25 @@ function calendarDates(text: string, asOf: IsoDate): AskedPeriod[] {
  * Year's Day"), when it names no calendar date; a sentence with a date may be about when a rule
  * takes effect, which is the revision checks' business, not a day the rule is about.
  */
-function statedDays(unit: Unit, asOf: IsoDate): AskedPeriod[] {
+function daysOf(unit: Unit, asOf: IsoDate): AskedPeriod[] {
   if (unit.kind !== 'row') return calendarDates(unit.text, asOf).length > 0 ? [] : holidayPeriods(unit.text, asOf, []);
   return unit.text.split('; ').flatMap((cell) => {
     const value = cell.slice(cell.indexOf(': ') + 2);
     return [...calendarDates(value, asOf), ...holidayPeriods(value, asOf, [])];
   });
+}
+
+/** daysOf, remembered: passages come back question after question, and parsing dates is most of the check's cost. */
+const statedCache = new Map<string, readonly AskedPeriod[]>();
+const MAX_CACHED_UNITS = 20_000;
+function statedDays(unit: Unit, asOf: IsoDate): readonly AskedPeriod[] {
+  const key = `${asOf}\u0000${unit.kind}\u0000${unit.text}`;
+  const cached = statedCache.get(key);
+  if (cached !== undefined) return cached;
+  const stated = daysOf(unit, asOf);
+  if (statedCache.size >= MAX_CACHED_UNITS) statedCache.delete(statedCache.keys().next().value ?? '');
+  statedCache.set(key, stated);
+  return stated;
 }
 
 /**
