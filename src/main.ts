@@ -6,12 +6,12 @@ import { createTransformersEmbedder, provisionModel, type Embedder } from './emb
 import { acquireWriterLease, commitDigest, createS3Location, leaseNeeded, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type InProcessSearch, type PolicyIndex } from './index-store/index.js';
 import { checkGguf, createExtractiveGenerator, type GENERATOR_KINDS, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
-import { deploymentNames } from './policy/index.js';
+import { deploymentNames, deploymentWords } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
 import type { SessionPlacement } from './model/index.js';
-import { createSafetyFloor, createScopeRouter, loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
+import { createLanguageIdentifier, createSafetyFloor, createScopeRouter, loadLanguageModel, loadScopeClassifier, type LanguageModel, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
 
@@ -51,6 +51,7 @@ export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inferenc
 /** The shipped models a long-running service loads once and shares across the runtimes it swaps in. */
 export interface SharedModels {
   readonly classifier: ScopeClassifier;
+  readonly language: LanguageModel;
   readonly judge: SupportJudge;
   readonly generation: Generation;
   /** Frees what the models hold outside the JS heap (a loaded GGUF model). */
@@ -58,8 +59,8 @@ export interface SharedModels {
 }
 
 export const loadSharedModels = async (config: Config, onProgress?: (message: string) => void): Promise<SharedModels> => {
-  const [classifier, judge, generation] = await Promise.all([loadShippedClassifier(config), loadShippedJudge(config), createGeneration(config, onProgress)]);
-  return { classifier, judge, generation, close: () => generation.close() };
+  const [classifier, language, judge, generation] = await Promise.all([loadShippedClassifier(config), loadLanguageModel(), loadShippedJudge(config), createGeneration(config, onProgress)]);
+  return { classifier, language, judge, generation, close: () => generation.close() };
 };
 
 /** The generator that writes answers, what answers when its drafts fail, and what `GET /healthz` reports about it. */
@@ -106,14 +107,26 @@ export async function createGeneration(
   return { generator, fallback: extractive, active: { kind: 'llama.cpp', id: generator.id, note: null }, close: () => generator.close() };
 }
 
-/** The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor phrases. */
-export async function createScopeRouterFor(assistant: AssistantConfig, config: Pick<Config, 'embedThreads' | 'inference'>, classifier?: ScopeClassifier): Promise<ScopeRouter> {
-  classifier ??= await loadShippedClassifier(config);
+/**
+ * The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor
+ * phrases, and the language identifier over the deployment's names and words. Each model is loaded unless
+ * given; `language: null` measures the classifier and floor alone (training/scope/evaluate.ts).
+ */
+export async function createScopeRouterFor(
+  assistant: AssistantConfig,
+  config: Pick<Config, 'embedThreads' | 'inference'>,
+  models: { readonly classifier?: ScopeClassifier; readonly language?: LanguageModel | null } = {},
+): Promise<ScopeRouter> {
+  const [classifier, language] = await Promise.all([models.classifier ?? loadShippedClassifier(config), models.language === undefined ? loadLanguageModel() : models.language]);
   const extra = [
     ...(assistant.scope?.emergency ?? []).map((phrase) => ({ phrase, routesTo: 'emergency' as const })),
     ...(assistant.scope?.crisis ?? []).map((phrase) => ({ phrase, routesTo: 'crisis' as const })),
   ];
-  return createScopeRouter({ classifier, floor: createSafetyFloor(extra) });
+  return createScopeRouter({
+    classifier,
+    floor: createSafetyFloor(extra),
+    ...(language === null ? {} : { language: createLanguageIdentifier(language, [...deploymentNames(assistant), ...deploymentWords(assistant)]) }),
+  });
 }
 
 export { isPostgresUrl };
@@ -244,7 +257,7 @@ export async function openRuntime(options: {
     options.models ?? loadSharedModels(config, options.onProgress),
   ]);
   const retriever = createHybridRetriever({ index, embedder });
-  const router = await createScopeRouterFor(index.manifest.assistant, config, models.classifier);
+  const router = await createScopeRouterFor(index.manifest.assistant, config, models);
   // The deployment's names: assistant.yaml's sites and services, and the people its policies name.
   const redactor = createRedactor([...deploymentNames(index.manifest.assistant), ...(index.manifest.names ?? [])]);
   const assistantWith = (overrides: RuntimeOverrides): Assistant =>

@@ -111,7 +111,22 @@ describe('the pipeline, outcome by outcome', () => {
     expect(stroke.scope_decision?.decided_by).toBe('model');
     expect(stroke.scope_decision?.urgent).toBeGreaterThanOrEqual(stroke.scope_decision?.thresholds.urgent ?? 1);
     const admin = await ask('How much is the no-show fee?');
-    expect(admin.scope_decision).toMatchObject({ route: 'in_scope', decided_by: 'none', segments: 1 });
+    expect(admin.scope_decision).toMatchObject({ route: 'in_scope', decided_by: 'none', segments: 1, language: { english: true, code: 'en' } });
+  });
+
+  it('routes a message it cannot read to emergency numbers and an interpreter, in the patient’s language first', async () => {
+    const spanish = await ask('¿Cuánto cuesta si no llego a mi cita?');
+    expect([spanish.outcome, spanish.reason]).toEqual(['out_of_scope', 'UNSUPPORTED_LANGUAGE']);
+    expect(spanish.retrieved).toEqual([]);
+    expect(spanish.answer).toMatch(/^Solo puedo responder preguntas en inglés\..*911.*988/su);
+    expect(spanish.answer).toMatch(/\n\nI can only answer questions written in English\./u);
+    expect(spanish.scope_decision).toMatchObject({ route: 'language', decided_by: 'language', language: { code: 'es', english: false, model: 'eld 2.1.0 small' } });
+    expect(spanish.detail).toMatch(/^language identifier eld 2\.1\.0 small: the message reads as es$/u);
+    // The classifier's reading of a language it cannot read is recorded, not used; a floor phrase still decides.
+    expect(spanish.scope_decision?.urgent).toBeGreaterThan(0);
+    const crisis = await ask('no quiero seguir viviendo, I want to kill myself');
+    expect([crisis.outcome, crisis.reason, crisis.scope_decision?.decided_by]).toEqual(['out_of_scope', 'CRISIS', 'floor']);
+    expect(crisis.answer).toMatch(/^Solo puedo responder.*988.*\n\nYou deserve support right now/su);
   });
 
   it('asks which clinic when the answer depends on one the question does not name', async () => {

@@ -46,9 +46,17 @@ describe('scope routing', () => {
     }
   });
 
+  it('reads a message wholly in another language to the language route, and leaves an English one with a foreign-looking clause to the classifier', async () => {
+    const spanish = await route('Necesito cambiar mi cita del lunes para el miércoles por favor, tengo que trabajar');
+    expect(spanish).toMatchObject({ route: 'language', decided_by: 'language', language: { code: 'es', english: false, clause: null } });
+    const allergy = await route('had a crab cake at the church potluck, im allergic to shellfish. lips are swelling up and my throat feels tight. is there a walk in tonight');
+    expect(allergy).toMatchObject({ route: 'emergency', decided_by: 'model', language: { english: false } });
+    expect(allergy.language?.clause).not.toBeNull();
+  });
+
   it('answers emoji, mixed scripts and punctuation with a routing decision, never a crash', async () => {
     for (const q of ['🙂', '¿Puedo cambiar mi cita? 予約を変更できますか', '?!?!']) {
-      expect(['in_scope', 'clinical', 'emergency', 'crisis']).toContain((await route(q)).route);
+      expect(['in_scope', 'clinical', 'emergency', 'crisis', 'language']).toContain((await route(q)).route);
     }
   });
 });

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { intArg, parseAge, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
 import { CitetraceError } from '../domain/index.js';
-import type { EvalMetrics } from '../eval/index.js';
+import { ROUTING_REASONS, type EvalMetrics } from '../eval/index.js';
 import { progressBar } from './progress.js';
 import { registerVerifyCommands } from './verify-commands.js';
 
@@ -66,7 +66,7 @@ function summary(m: EvalMetrics, passed: number): string {
     `outcome accuracy      ${pct(m.outcomes.accuracy)}`,
     `unsupported answers   ${m.outcomes.unsupportedAnswers.length}${m.outcomes.unsupportedAnswers.length ? ` (${m.outcomes.unsupportedAnswers.join(', ')})` : ''}`,
     `wrong abstentions     ${m.outcomes.wrongAbstentions.length}${m.outcomes.wrongAbstentions.length ? ` (${m.outcomes.wrongAbstentions.join(', ')})` : ''}`,
-    `scope routing         ${(['EMERGENCY', 'CRISIS', 'CLINICAL'] as const).map((r) => `${r.toLowerCase()} ${m.routing.confusion.out_of_scope[r] ?? 0}`).join(', ')} of ${m.outcomes.confusion.out_of_scope ? Object.values(m.outcomes.confusion.out_of_scope).reduce((a, b) => a + b, 0) : 0} expected out of scope; not routed ${m.routing.notRouted.length}${m.routing.notRouted.length ? ` (${m.routing.notRouted.join(', ')})` : ''}; in scope routed away ${m.routing.routedAway.length}${m.routing.routedAway.length ? ` (${m.routing.routedAway.join(', ')})` : ''}`,
+    `scope routing         ${ROUTING_REASONS.map((r) => `${r.toLowerCase()} ${m.routing.confusion.out_of_scope[r] ?? 0}`).join(', ')} of ${m.outcomes.confusion.out_of_scope ? Object.values(m.outcomes.confusion.out_of_scope).reduce((a, b) => a + b, 0) : 0} expected out of scope; not routed ${m.routing.notRouted.length}${m.routing.notRouted.length ? ` (${m.routing.notRouted.join(', ')})` : ''}; in scope routed away ${m.routing.routedAway.length}${m.routing.routedAway.length ? ` (${m.routing.routedAway.join(', ')})` : ''}`,
     `recall@1/3/5          ${pct(m.retrieval.recallAt['1'])} / ${pct(m.retrieval.recallAt['3'])} / ${pct(m.retrieval.recallAt['5'])} · MRR ${m.retrieval.mrr.toFixed(3)}`,
     `citation precision    ${pct(m.generation.citationPrecision)} · recall ${pct(m.generation.citationRecall)} · resolution ${pct(m.generation.citationResolutionRate)}`,
     `latency p50/p95       ${m.latencyMs.p50.toFixed(1)} / ${m.latencyMs.p95.toFixed(1)} ms`,

@@ -45,8 +45,12 @@ export const AssistantConfigSchema = z.object({
    * stems, `{a|b}` for alternatives): a message containing one is routed whatever the classifier says.
    */
   scope: z.object({ emergency: z.array(z.string().min(1)), crisis: z.array(z.string().min(1)) }).partial().optional(),
-  /** What a routed message is told; each defaults to the contract's text (911, the emergency department, 988). */
-  routing_messages: z.object({ emergency: z.string().min(1), crisis: z.string().min(1), clinical: z.string().min(1) }).partial().optional(),
+  /**
+   * What a routed message is told; each defaults to the contract's text (911, the emergency
+   * department, 988). `language`: the English text for a message in a language the assistant
+   * cannot read (shown after the same text in the patient's language, when citetrace has it).
+   */
+  routing_messages: z.object({ emergency: z.string().min(1), crisis: z.string().min(1), clinical: z.string().min(1), language: z.string().min(1) }).partial().optional(),
 });
 export type AssistantConfig = z.output<typeof AssistantConfigSchema>;
 

@@ -17,6 +17,8 @@ export const ReasonSchema = z.enum([
   'GENERATOR_ERROR',
   /** A mental-health crisis: routed to 988 (and 911 when in immediate danger) before anything is retrieved. */
   'CRISIS',
+  /** The message is in a language the assistant cannot read: routed to emergency numbers and the appointment channel's interpreters. */
+  'UNSUPPORTED_LANGUAGE',
 ]);
 export type Reason = z.infer<typeof ReasonSchema>;
 
@@ -112,9 +114,13 @@ export const RejectedDraftSchema = z.object({ text: z.string(), sentences: z.arr
 
 /** Scope routing as recorded: the safety floor's phrase or the classifier's scores, its model, hash and thresholds. */
 export const ScopeDecisionSchema = z.object({
-  route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical']),
-  /** `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold; `none`: in scope. */
-  decided_by: z.enum(['floor', 'model', 'none']),
+  /** `language`: the message (or a clause of it) is in a language the assistant cannot read. */
+  route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical', 'language']),
+  /**
+   * `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold;
+   * `language`: the language identifier read another language; `none`: in scope.
+   */
+  decided_by: z.enum(['floor', 'model', 'language', 'none']),
   floor_phrase: z.string().nullable(),
   model: z.string(),
   /** sha256 of the classifier's manifest, which pins its files and thresholds. */
@@ -126,6 +132,19 @@ export const ScopeDecisionSchema = z.object({
   urgent: z.number(),
   /** How many texts were classified: the message, plus its sentences and windows when it is long. */
   segments: z.number().int().positive(),
+  /** The language identifier's reading, its identity and limits (absent in traces stored before it). */
+  language: z
+    .object({
+      model: z.string(),
+      sha256: z.string(),
+      min_letters: z.object({ whole: z.number().int(), clause: z.number().int() }),
+      /** ISO 639-1 code that decided, null when the message was too short to read. */
+      code: z.string().nullable(),
+      english: z.boolean(),
+      /** The clause read as another language inside a message read as English as a whole. */
+      clause: z.string().nullable(),
+    })
+    .optional(),
 });
 export type ScopeDecision = z.infer<typeof ScopeDecisionSchema>;
 

@@ -1,5 +1,5 @@
 import type { Outcome, Trace } from '../domain/index.js';
-import type { FailureMatrix } from './metrics.js';
+import { ROUTING_REASONS, type FailureMatrix } from './metrics.js';
 import type { EvalReport } from './runner.js';
 
 type ReportCase = EvalReport['cases'][number];
@@ -255,7 +255,7 @@ ${failuresSection(failed, options.consoleUrl?.replace(/\/+$/u, ''))}
 ${confusion(cases, m.outcomes.confusion)}
 <p>Unsupported answers: ${esc(m.outcomes.unsupportedAnswers.join(', ') || 'none')}. Wrong abstentions: ${esc(m.outcomes.wrongAbstentions.join(', ') || 'none')}.</p>
 <h2>Scope routing: expected (rows) against the route taken (columns)</h2>
-${table(['expected \\ route', 'in scope', 'emergency', 'crisis', 'clinical'], (['out_of_scope', 'in_scope'] as const).map((e) => [e.replaceAll('_', ' '), ...['in_scope', 'EMERGENCY', 'CRISIS', 'CLINICAL'].map((r) => String(m.routing.confusion[e][r] ?? 0))]))}
+${table(['expected \\ route', 'in scope', 'emergency', 'crisis', 'clinical', 'other language'], (['out_of_scope', 'in_scope'] as const).map((e) => [e.replaceAll('_', ' '), ...['in_scope', ...ROUTING_REASONS].map((r) => String(m.routing.confusion[e][r] ?? 0))]))}
 <p>Expected out of scope but not routed: ${esc(m.routing.notRouted.join(', ') || 'none')}. In scope but routed away: ${esc(m.routing.routedAway.join(', ') || 'none')}.</p>
 <h2>Support scores: answered against abstained</h2>
 ${supportChart(cases)}

@@ -44,13 +44,23 @@ function understood(t: Trace): string {
 function scopeSection(t: Trace): string {
   const d = t.scope_decision;
   if (d === undefined) return '<p>Not recorded (this trace was stored before scope decisions were traced).</p>';
-  const by = d.decided_by === 'floor' ? `the safety floor, phrase <q>${esc(d.floor_phrase ?? '')}</q>` : d.decided_by === 'model' ? 'the scope classifier' : 'no rule: no floor phrase matched and the classifier is below both thresholds';
+  const by = {
+    floor: `the safety floor, phrase <q>${esc(d.floor_phrase ?? '')}</q>`,
+    model: 'the scope classifier',
+    language: 'the language identifier: the assistant cannot read this message',
+    none: 'no rule: no floor phrase matched, the message reads as English and the classifier is below both thresholds',
+  }[d.decided_by];
+  const language =
+    d.language === undefined
+      ? ''
+      : `<p>Language <strong>${esc(d.language.code ?? 'too short to read')}</strong>${d.language.clause === null ? '' : ` in the clause <q>${esc(d.language.clause)}</q>`} · identifier <code>${esc(d.language.model)}</code> · sha256 <code title="${esc(d.language.sha256)}">${esc(d.language.sha256.slice(0, 16))}…</code> · letters read at least ${d.language.min_letters.whole} (message), ${d.language.min_letters.clause} (clause)</p>`;
   const score = (name: string, value: number, threshold: number | null): [string, string, string] => [
     td(esc(name)),
     td(fixed(value)),
     td(threshold === null ? '-' : `${value >= threshold ? '≥' : '<'} ${fixed(threshold, 2)}`),
   ];
   return `<p>Route <strong class="route">${esc(d.route.replace('_', ' '))}</strong>, decided by ${by}, over ${d.segments} segment${d.segments === 1 ? '' : 's'}.</p>
+${language}
 <p>Model <code>${esc(d.model)}</code> · sha256 <code title="${esc(d.sha256)}">${esc(d.sha256.slice(0, 16))}…</code> · thresholds: urgent ${fixed(d.thresholds.urgent, 2)}, clinical ${fixed(d.thresholds.clinical, 2)}</p>
 ${table(
   ['score', 'value', 'against threshold'],

@@ -93,7 +93,22 @@ interface Decision {
   readonly generation: Trace['generation'];
 }
 
-const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope'>, Reason>;
+const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL', language: 'UNSUPPORTED_LANGUAGE' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope'>, Reason>;
+
+/** Why a message was routed away, in one line for operators. */
+function routingDetail(routing: ScopeDecision): string {
+  switch (routing.decided_by) {
+    case 'floor':
+      return `safety floor phrase: ${routing.floor_phrase ?? ''}`;
+    case 'language': {
+      const language = routing.language;
+      const read = language?.clause == null ? 'the message' : `the clause "${language.clause}"`;
+      return `language identifier ${language?.model ?? ''}: ${read} reads as ${language?.code ?? 'not English'}`;
+    }
+    default:
+      return `scope classifier ${routing.model}: ${routing.route} (urgent ${routing.urgent.toFixed(3)}, clinical ${routing.scores.clinical.toFixed(3)})`;
+  }
+}
 
 /**
  * The judge's part of the trace: its identity and threshold, the injection detector's (which kept
@@ -185,13 +200,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           return {
             outcome: 'out_of_scope',
             reason: ROUTE_REASON[routing.route],
-            answer: routingMessage(routing.route, deps.assistant),
+            answer: routingMessage(routing.route, deps.assistant, routing.language?.english === false ? routing.language.code : null),
             sentences: [],
             citations: [],
-            detail:
-              routing.decided_by === 'floor'
-                ? `safety floor phrase: ${routing.floor_phrase ?? ''}`
-                : `scope classifier ${routing.model}: ${routing.route} (urgent ${routing.urgent.toFixed(3)}, clinical ${routing.scores.clinical.toFixed(3)})`,
+            detail: routingDetail(routing),
             rejected: [],
             generation: null,
           };

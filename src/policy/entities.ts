@@ -49,3 +49,12 @@ export function entityLabel(assistant: AssistantConfig, type: string, value: str
 export function deploymentNames(assistant: AssistantConfig): string[] {
   return [assistant.organization, ...Object.values(assistant.entities).flatMap((values) => Object.entries(values).flatMap(([value, aliases]) => [value, ...aliases]))];
 }
+
+/**
+ * The capitalized words of the organization's name and its appointment channel ("Brackenfall",
+ * "ReedLink", "Logbook"): the deployment's own words, which patients use bare and which belong to
+ * no language.
+ */
+export function deploymentWords(assistant: AssistantConfig): string[] {
+  return [assistant.organization, assistant.appointment_channel].flatMap((text) => text.match(/(?<!\p{L})\p{Lu}\p{L}{2,}/gu) ?? []);
+}

@@ -2,6 +2,7 @@ import type { ScopeDecision } from '../domain/index.js';
 import { splitSentences } from '../text/index.js';
 import type { ScopeClassifier, ScopeScores } from './classifier.js';
 import type { SafetyFloor, UrgentClass } from './floor.js';
+import type { LanguageIdentifier } from './language.js';
 
 /** Long unpunctuated messages are read in overlapping windows of this many words. */
 const WINDOW = 32;
@@ -36,18 +37,21 @@ const urgency = (s: ScopeScores): number => s.emergency + s.crisis;
 const kindOf = (s: ScopeScores): UrgentClass => (s.crisis > s.emergency ? 'crisis' : 'emergency');
 
 /**
- * Safety first: the floor, then the classifier's urgent score over every segment (so a booking
- * question attached to a crisis line cannot dilute it), then clinical advice over the whole
- * message. Emergency and crisis win over everything, including an appointment request.
+ * Safety first: the floor, then the language (a message the classifier cannot read is not judged by
+ * it, and is told 911, 988 and the interpreter line), then the classifier's urgent score over every
+ * segment (so a booking question attached to a crisis line cannot dilute it), then a clause in
+ * another language, then clinical advice over the whole message. Emergency and crisis win over everything, including an appointment
+ * request. `language` is left out only by evaluations that measure the classifier alone.
  */
-export function createScopeRouter(options: { readonly classifier: ScopeClassifier; readonly floor: SafetyFloor }): ScopeRouter {
-  const { classifier, floor } = options;
+export function createScopeRouter(options: { readonly classifier: ScopeClassifier; readonly floor: SafetyFloor; readonly language?: LanguageIdentifier }): ScopeRouter {
+  const { classifier, floor, language } = options;
   const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
   return {
     async route({ text, unredacted }) {
       const all = await classifier.classify([text, ...segmentsOf(text)]);
       const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
       const top = all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole);
+      const reading = language?.identify(text);
       const base = {
         floor_phrase: null,
         model: classifier.modelId,
@@ -56,12 +60,23 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
         scores: whole,
         urgent: urgency(top),
         segments: all.length,
+        ...(language === undefined || reading === undefined
+          ? {}
+          : { language: { model: language.modelId, sha256: language.sha256, min_letters: { ...language.minLetters }, code: reading.language, english: reading.english, clause: reading.clause } }),
       };
       const hit = floor.match(text) ?? (unredacted === undefined ? null : floor.match(unredacted));
       // The floor decides that the message is routed; when the classifier also finds it urgent, its
       // reading of which kind (emergency or crisis) picks the message, since "not wake up" can be either.
       if (hit !== null) return { ...base, route: urgency(top) >= urgentAt ? kindOf(top) : hit.routesTo, decided_by: 'floor', floor_phrase: hit.phrase };
+      // The classifier reads English only: on a message in another language its scores are noise
+      // (half of the administrative messages in other languages read as a crisis), so they are
+      // recorded, not used; the language message carries 911 and 988 in the patient's language.
+      // A message that reads as English with one clause in another is still the classifier's to
+      // call urgent ("had a crab cake at the church potluck" reads as German).
+      const unreadable = reading !== undefined && !reading.english;
+      if (unreadable && reading.clause === null) return { ...base, route: 'language', decided_by: 'language' };
       if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };
+      if (unreadable) return { ...base, route: 'language', decided_by: 'language' };
       if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decided_by: 'model' };
       return { ...base, route: 'in_scope', decided_by: 'none' };
     },

@@ -2,11 +2,14 @@
  * Routes a labelled message set through the product's scope router (safety floor + the shipped
  * fine-tuned classifier) and prints the confusion matrix and per-class precision and recall.
  *
- *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR ...]
+ *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR ...] [--no-language]
  *
  * --model DIR: a candidate model folder (finetune.py --out) instead of the shipped one; its manifest's
  * sha256 is computed here, not pinned, so only the folder's own file hashes are checked. Given more
  * than once, the folders' class probabilities are averaged text by text (thresholds of the first).
+ *
+ * --no-language: the classifier and floor alone, without the language identifier (route `language`:
+ * a message the assistant cannot read, told 911, 988 and the interpreter line).
  *
  * MESSAGES.yaml: a list of {id, class: emergency|crisis|clinical|admin, message}, or the legacy
  * fixture shape {emergency: [...], clinical: [...], in_scope: [...]}.
@@ -20,11 +23,11 @@ import { digestOf } from '../../src/model/download.js';
 import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
 import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass, type ScopeClassifier } from '../../src/scope/index.js';
-import { confusion, formatConfusion, perClass } from './metrics.js';
+import { confusion, formatConfusion, perClass, type Route } from './metrics.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true } },
+  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true }, 'no-language': { type: 'boolean', default: false } },
 });
 const file = positionals[0];
 if (file === undefined) {
@@ -62,9 +65,9 @@ function averageOf(first: ScopeClassifier, rest: readonly ScopeClassifier[]): Sc
 }
 const [firstCandidate, ...otherCandidates] = candidates;
 const candidate = firstCandidate === undefined ? undefined : averageOf(firstCandidate, otherCandidates);
-const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, candidate);
+const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, { ...(candidate === undefined ? {} : { classifier: candidate }), ...(args['no-language'] ? { language: null } : {}) });
 if (candidate !== undefined) console.log(`model ${(args.model ?? []).join(' + ')} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
-const routed: ScopeClass[] = [];
+const routed: Route[] = [];
 const details = [];
 const durations: number[] = [];
 for (const row of rows) {
@@ -72,22 +75,22 @@ for (const row of rows) {
   const start = performance.now();
   const r = await router.route({ text });
   durations.push(performance.now() - start);
-  const got: ScopeClass = r.route === 'in_scope' ? 'admin' : r.route;
+  const got: Route = r.route === 'in_scope' ? 'admin' : r.route;
   routed.push(got);
-  details.push({ ...row, got, decided_by: r.decided_by, floor_phrase: r.floor_phrase, urgent: r.urgent, scores: r.scores });
+  details.push({ ...row, got, decided_by: r.decided_by, language: r.language?.code ?? null, floor_phrase: r.floor_phrase, urgent: r.urgent, scores: r.scores });
   if (args['show-misses'] && got !== row.label) console.log(`  ${row.id} ${row.label} -> ${got} (${r.decided_by}, urgent ${r.urgent.toFixed(2)}, clinical ${r.scores.clinical.toFixed(2)}): ${row.message}`);
 }
 const matrix = confusion(rows.map((r) => r.label), routed);
 const metrics = perClass(matrix);
 const urgentRows = rows.map((r, i) => ({ r, got: routed[i] })).filter(({ r }) => r.label === 'emergency' || r.label === 'crisis');
-const urgentRouted = urgentRows.filter(({ got }) => got === 'emergency' || got === 'crisis').length;
+const urgentRouted = urgentRows.filter(({ got }) => got === 'emergency' || got === 'crisis' || got === 'language').length;
 const admin = rows.map((r, i) => ({ r, got: routed[i] })).filter(({ r }) => r.label === 'admin');
 const adminAway = admin.filter(({ got }) => got !== 'admin').length;
 const byFloor = details.filter((d) => d.decided_by === 'floor').length;
 console.log(`${file}: ${rows.length} messages`);
 console.log(formatConfusion(matrix));
 for (const m of metrics) console.log(`  ${m.label.padEnd(9)} precision ${m.precision.toFixed(3)} recall ${m.recall.toFixed(3)} (n=${m.support})`);
-console.log(`emergency or crisis routed away (either route): ${urgentRouted}/${urgentRows.length}`);
+console.log(`emergency or crisis routed away (either route, or language with 911 / 988): ${urgentRouted}/${urgentRows.length}`);
 console.log(`admin routed away: ${adminAway}/${admin.length} (${((100 * adminAway) / Math.max(1, admin.length)).toFixed(1)}%)`);
 console.log(`decided by the safety floor: ${byFloor}; by the classifier or in scope: ${rows.length - byFloor}`);
 if (args.json !== undefined) {

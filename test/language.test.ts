@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createLanguageIdentifier, loadLanguageModel, type LanguageIdentifier, type LanguageModel } from '../src/scope/index.js';
+import { deploymentWords, routingMessage } from '../src/policy/index.js';
+
+let model: LanguageModel;
+let named: LanguageIdentifier;
+let unnamed: LanguageIdentifier;
+const identify = (text: string) => named.identify(text);
+const bare = (text: string) => unnamed.identify(text);
+beforeAll(async () => {
+  model = await loadLanguageModel();
+  named = createLanguageIdentifier(model, ['Coldiron Flats', 'Sedge Crossing']);
+  unnamed = createLanguageIdentifier(model, []);
+});
+
+describe('language identifier', () => {
+  it('reads a question in another language as one the assistant cannot read', () => {
+    expect(identify('¿A qué hora abre la clínica el sábado?')).toEqual({ language: 'es', english: false, clause: null });
+    expect(identify('Posso remarcar minha consulta para sexta-feira?')).toMatchObject({ language: 'pt', english: false });
+    expect(identify('Tôi có thể đổi lịch hẹn sang thứ Sáu không?')).toMatchObject({ language: 'vi', english: false });
+  });
+
+  it('reads a short message in another script however short', () => {
+    expect(identify('诊所几点开门')).toMatchObject({ english: false });
+    expect(identify('متى تفتح العيادة؟')).toMatchObject({ english: false });
+  });
+
+  it('finds a clause in another language inside a message that reads as English', () => {
+    const r = identify('can I get an appointment con la terapeuta? honestly ya no quiero vivir');
+    expect(r).toMatchObject({ english: false, language: 'es' });
+    expect(r.clause).toContain('no quiero vivir');
+  });
+
+  it('keeps English questions that name things, use slang or mention another language', () => {
+    for (const q of ['Can I get a Spanish interpreter for my appointment?', 'is sedge crossing open on christmas eve', 'r u guys open sat', 'how much is the no show fee lol', 'ok']) {
+      expect(identify(q).english, q).toBe(true);
+    }
+  });
+
+  it("masks the deployment's names before reading: an unknown site name alone can read as another language", () => {
+    expect(identify('coldiron flats lab hrs? sat?').english).toBe(true);
+    expect(bare('coldiron flats lab hrs? sat?').english).toBe(false);
+  });
+
+  it("knows the capitalized words of the organization and its appointment channel as the deployment's own", () => {
+    const words = deploymentWords({ organization: 'Goldenreed Senior Health', appointment_channel: 'call 555-0187 (TTY 711) or use the ReedLink patient portal', entities: {} });
+    expect(words).toEqual(['Goldenreed', 'Senior', 'Health', 'TTY', 'ReedLink']);
+    expect(bare('forgot my reedlink password ugh').english).toBe(false);
+    expect(createLanguageIdentifier(model, words).identify('forgot my reedlink password ugh').english).toBe(true);
+  });
+
+  it('answers every string with a reading, a clause only when another language decided', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        const r = identify(text);
+        expect(typeof r.english).toBe('boolean');
+        if (r.clause !== null) expect(r.english).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('the routing message for another language', () => {
+  const assistant = { organization: 'Test Health', appointment_channel: 'call 555-0100', entities: {} };
+
+  it('comes in the patient’s language first, then in English, with 911, 988 and the channel in both', () => {
+    const message = routingMessage('language', assistant, 'es');
+    const [spanish, english] = message.split('\n\n');
+    expect(spanish).toMatch(/^Solo puedo responder/u);
+    expect(english).toMatch(/^I can only answer questions written in English/u);
+    for (const part of [spanish, english]) for (const needed of ['911', '988', 'call 555-0100']) expect(part).toContain(needed);
+  });
+
+  it('is English alone for a language without a written text, and keeps the deployment’s own English', () => {
+    expect(routingMessage('language', assistant, 'nl')).not.toContain('\n\n');
+    expect(routingMessage('language', { ...assistant, routing_messages: { language: 'English only, sorry. Call 911 or 988.' } }, 'fr')).toMatch(/\n\nEnglish only, sorry\. Call 911 or 988\.$/u);
+  });
+});
