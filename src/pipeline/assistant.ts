@@ -1,4 +1,5 @@
 import {
+  assertNever,
   CitetraceError,
   IsoDateSchema,
   labelOf,
@@ -105,8 +106,11 @@ function routingDetail(routing: ScopeDecision): string {
       const read = language?.clause == null ? 'the message' : `the clause "${language.clause}"`;
       return `language identifier ${language?.model ?? ''}: ${read} reads as ${language?.code ?? 'not English'}`;
     }
-    default:
+    case 'model':
+    case 'none':
       return `scope classifier ${routing.model}: ${routing.route} (urgent ${routing.urgent.toFixed(3)}, clinical ${routing.scores.clinical.toFixed(3)})`;
+    default:
+      return assertNever(routing.decided_by);
   }
 }
 
