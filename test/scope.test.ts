@@ -49,9 +49,12 @@ describe('scope routing', () => {
   it('reads a message wholly in another language to the language route, and leaves an English one with a foreign-looking clause to the classifier', async () => {
     const spanish = await route('Necesito cambiar mi cita del lunes para el miércoles por favor, tengo que trabajar');
     expect(spanish).toMatchObject({ route: 'language', decided_by: 'language', language: { code: 'es', english: false, clause: null } });
-    const allergy = await route('had a crab cake at the church potluck, im allergic to shellfish. lips are swelling up and my throat feels tight. is there a walk in tonight');
-    expect(allergy).toMatchObject({ route: 'emergency', decided_by: 'model', language: { english: false } });
-    expect(allergy.language?.clause).not.toBeNull();
+    // One clause in Spanish, the rest English: the classifier reads it, and its emergency reading wins.
+    const breathing = await route("my dad's lips are turning blue and he can't catch his breath, por favor ayúdenme rápido, can we come in now?");
+    expect(breathing).toMatchObject({ route: 'emergency', decided_by: 'model', language: { english: false, code: 'es', clause: 'por favor ayúdenme rápido' } });
+    // A clause that reads as another language only by a hair is English.
+    const allergy = await route('had a crab cake at the church potluck, im allergic to shellfish. is there a walk in tonight');
+    expect(allergy.language).toMatchObject({ english: true, clause: null });
   });
 
   it('answers emoji, mixed scripts and punctuation with a routing decision, never a crash', async () => {

@@ -138,6 +138,8 @@ export const ScopeDecisionSchema = z.object({
       model: z.string(),
       sha256: z.string(),
       min_letters: z.object({ whole: z.number().int(), clause: z.number().int() }),
+      /** How far a clause's language had to out-score English. */
+      clause_margin: z.number(),
       /** ISO 639-1 code that decided, null when the message was too short to read. */
       code: z.string().nullable(),
       english: z.boolean(),

@@ -18,6 +18,8 @@ export interface LanguageIdentifier {
   readonly sha256: string;
   /** Fewest letters the whole message, or one clause of it, needs before its reading counts. */
   readonly minLetters: { readonly whole: number; readonly clause: number };
+  /** How far a clause's language must out-score English (eld's scale) in a message that reads as English. */
+  readonly clauseMargin: number;
   identify(text: string): LanguageReading;
 }
 
@@ -27,6 +29,7 @@ export interface LanguageIdentifier {
  */
 const ELD = { id: 'eld 2.1.0 small', database: '../ngrams/small.js', sha256: '81df62f6b072f475b5b09e2cfa4a8ba4ab71eb99c713eb4b4ace461463180ab6' } as const;
 const MIN_LETTERS = { whole: 20, clause: 20 } as const;
+const CLAUSE_MARGIN = 0.1;
 
 /** Where one clause ends and the next begins: sentence and clause punctuation, a dash between spaces, a line break. */
 const CLAUSE_BREAK = /[.!?;:,¿¡。！？；，、]+|\s[-–—]\s|\n/u;
@@ -42,15 +45,16 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 export interface LanguageModel {
   readonly modelId: string;
   readonly sha256: string;
-  readonly detector: { detect(text: string): { readonly language: string; isReliable(): boolean } };
+  readonly detector: { detect(text: string): { readonly language: string; isReliable(): boolean; getScores(): Record<string, number> } };
 }
 
 /**
  * Build an identifier over a detector. `names` are the deployment's own names (organization,
  * sites, services, providers): masked before reading, since "aldercrest lab hrs?" reads as Basque.
  * The whole message is read first; when it reads as English, each clause of `minLetters.clause`
- * letters or more is read too, and one that is reliably another language makes the message
- * unreadable (a crisis clause in Spanish beside an English booking question). A message whose
+ * letters or more is read too, and one that is reliably another language, out-scoring English by
+ * `clauseMargin`, makes the message unreadable (a crisis clause in Spanish beside an English
+ * booking question; not "do yall do yellow fever shots", which reads as Portuguese by a hair). A message whose
  * letters are mostly outside the Latin script is another language however short.
  */
 export function createLanguageIdentifier(model: LanguageModel, names: readonly string[]): LanguageIdentifier {
@@ -63,6 +67,7 @@ export function createLanguageIdentifier(model: LanguageModel, names: readonly s
     modelId: model.modelId,
     sha256: model.sha256,
     minLetters: MIN_LETTERS,
+    clauseMargin: CLAUSE_MARGIN,
     identify(text) {
       const masked = mask(text);
       const letters = lettersIn(masked);
@@ -74,7 +79,9 @@ export function createLanguageIdentifier(model: LanguageModel, names: readonly s
       for (const clause of masked.split(CLAUSE_BREAK)) {
         if (lettersIn(clause) < MIN_LETTERS.clause) continue;
         const reading = detector.detect(clause);
-        if (foreign(reading.language) && reading.isReliable()) return { language: reading.language, english: false, clause: clause.trim() };
+        if (!foreign(reading.language) || !reading.isReliable()) continue;
+        const scores = reading.getScores();
+        if ((scores[reading.language] ?? 0) - (scores.en ?? 0) >= CLAUSE_MARGIN) return { language: reading.language, english: false, clause: clause.trim() };
       }
       return { language: whole === '' ? null : whole, english: true, clause: null };
     },
