@@ -16,9 +16,16 @@ beforeAll(async () => {
 
 describe('language identifier', () => {
   it('reads a question in another language as one the assistant cannot read', () => {
-    expect(identify('¿A qué hora abre la clínica el sábado?')).toEqual({ language: 'es', english: false, clause: null });
+    expect(identify('¿A qué hora abre la clínica el sábado?')).toEqual({ language: 'es', english: false, reliable: true, clause: null });
     expect(identify('Posso remarcar minha consulta para sexta-feira?')).toMatchObject({ language: 'pt', english: false });
     expect(identify('Tôi có thể đổi lịch hẹn sang thứ Sáu không?')).toMatchObject({ language: 'vi', english: false });
+  });
+
+  it('reads a language it does not know as another language, without claiming which', () => {
+    // Haitian Creole: eld has no model of it.
+    const r = identify('Mwen bezwen chanje randevou mwen pou vandredi');
+    expect(r.english).toBe(false);
+    expect(r.language).not.toBe('ht');
   });
 
   it('reads a short message in another script however short', () => {

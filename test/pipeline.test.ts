@@ -122,6 +122,10 @@ describe('the pipeline, outcome by outcome', () => {
     expect(spanish.answer).toMatch(/\n\nI can only answer questions written in English\./u);
     expect(spanish.scope_decision).toMatchObject({ route: 'language', decided_by: 'language', language: { code: 'es', english: false, model: 'eld 2.1.0 small' } });
     expect(spanish.detail).toMatch(/^language identifier eld 2\.1\.0 small: the message reads as es$/u);
+    // A language the identifier cannot name for sure (Haitian Creole, which it does not know) is answered in English only.
+    const haitian = await ask('Mwen bezwen chanje randevou mwen pou vandredi, èske sa posib?');
+    expect([haitian.outcome, haitian.reason, haitian.scope_decision?.language?.reliable]).toEqual(['out_of_scope', 'UNSUPPORTED_LANGUAGE', false]);
+    expect(haitian.answer).toMatch(/^I can only answer questions written in English\./u);
     // The classifier's reading of a language it cannot read is recorded, not used; a floor phrase still decides.
     expect(spanish.scope_decision?.urgent).toBeGreaterThan(0);
     const crisis = await ask('no quiero seguir viviendo, I want to kill myself');

@@ -6,7 +6,7 @@ import { CitetraceError } from '../src/domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge } from '../src/judge/index.js';
 import type { PinnedModelFolder } from '../src/model/index.js';
 import { INJECTION_MODEL, loadInjectionDetector } from '../src/policy/index.js';
-import { loadScopeClassifier, SCOPE_MODEL } from '../src/scope/index.js';
+import { LANGUAGE_MODEL, loadLanguageModel, loadScopeClassifier, SCOPE_MODEL } from '../src/scope/index.js';
 import { tempDir } from './helpers.js';
 
 const ONNX_FILES = ['config.json', 'model_quantized.onnx', 'tokenizer.json', 'tokenizer_config.json'];
@@ -39,6 +39,20 @@ describe.each([
     expect(error).toBeInstanceOf(CitetraceError);
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(new RegExp(`^${model}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u'));
+  });
+});
+
+describe("the language identifier's database", () => {
+  it('is the pinned file, and a flipped byte stops loading with one line (exit 2)', async () => {
+    expect(createHash('sha256').update(await readFile(LANGUAGE_MODEL.database)).digest('hex')).toBe(LANGUAGE_MODEL.sha256);
+    const copy = path.join(await tempDir(), 'eld-small.json');
+    const bytes = await readFile(LANGUAGE_MODEL.database);
+    bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
+    await writeFile(copy, bytes);
+    const error = (await loadLanguageModel({ database: copy, sha256: LANGUAGE_MODEL.sha256 }).catch((e: unknown) => e)) as CitetraceError;
+    expect(error).toBeInstanceOf(CitetraceError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(new RegExp(`^${copy}: sha256 [0-9a-f]{64} is not the pinned ${LANGUAGE_MODEL.sha256}$`, 'u'));
   });
 });
 

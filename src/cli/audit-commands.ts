@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { intArg, parseAge, parseDate, parseShare } from './args.js';
 import type { Config } from '../config/index.js';
-import { CitetraceError } from '../domain/index.js';
-import { ROUTING_REASONS, type EvalMetrics } from '../eval/index.js';
+import { CitetraceError, ROUTING_REASONS } from '../domain/index.js';
+import type { EvalMetrics } from '../eval/index.js';
 import { progressBar } from './progress.js';
 import { registerVerifyCommands } from './verify-commands.js';
 

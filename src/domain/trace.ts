@@ -22,6 +22,9 @@ export const ReasonSchema = z.enum([
 ]);
 export type Reason = z.infer<typeof ReasonSchema>;
 
+/** The reasons of a message routed away, in report order (`UNSUPPORTED_LANGUAGE`: told 911, 988 and the interpreter line). */
+export const ROUTING_REASONS = ['EMERGENCY', 'CRISIS', 'CLINICAL', 'UNSUPPORTED_LANGUAGE'] as const satisfies readonly Reason[];
+
 export const LabelSchema = z.string().regex(/^S[1-9]\d*$/);
 
 export const RetrievedSchema = z.object({
@@ -143,6 +146,8 @@ export const ScopeDecisionSchema = z.object({
       /** ISO 639-1 code that decided, null when the message was too short to read. */
       code: z.string().nullable(),
       english: z.boolean(),
+      /** Whether the identifier was sure of `code` (only then is the patient addressed in that language). */
+      reliable: z.boolean(),
       /** The clause read as another language inside a message read as English as a whole. */
       clause: z.string().nullable(),
     })

@@ -1,5 +1,5 @@
 export { EvalCaseSchema, readCases, type EvalCase } from './cases.js';
-export { judgeCase, percentile, refMatches, ROUTING_REASONS, type Judgement } from './metrics.js';
+export { judgeCase, percentile, refMatches, type Judgement } from './metrics.js';
 export { compareTraces, replayTraces, type ReplayReport } from './replay.js';
 export { renderHtmlReport } from './report-html.js';
 export { runEval, traceSupport, type EvalMetrics, type EvalReport, type SweepPoint } from './runner.js';

@@ -5,7 +5,7 @@
  * a sentence is recalled when its citations jointly support it; a citation is precise when its
  * passage supports the sentence alone, or the sentence loses support without it.
  */
-import type { Outcome, Trace } from '../domain/index.js';
+import { ROUTING_REASONS, type Outcome, type Trace } from '../domain/index.js';
 import type { EvalCase } from './cases.js';
 
 export interface Judgement {
@@ -164,8 +164,6 @@ export interface RoutingMetrics {
   readonly routedAway: readonly string[];
 }
 
-/** The reasons of a message routed away, in report order (`UNSUPPORTED_LANGUAGE`: told 911, 988 and the interpreter line). */
-export const ROUTING_REASONS = ['EMERGENCY', 'CRISIS', 'CLINICAL', 'UNSUPPORTED_LANGUAGE'] as const;
 const ROUTES = ['in_scope', ...ROUTING_REASONS] as const;
 
 export function routingMetrics(judgements: readonly Judgement[]): RoutingMetrics {

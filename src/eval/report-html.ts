@@ -1,5 +1,5 @@
-import type { Outcome, Trace } from '../domain/index.js';
-import { ROUTING_REASONS, type FailureMatrix } from './metrics.js';
+import { ROUTING_REASONS, type Outcome, type Trace } from '../domain/index.js';
+import type { FailureMatrix } from './metrics.js';
 import type { EvalReport } from './runner.js';
 
 type ReportCase = EvalReport['cases'][number];

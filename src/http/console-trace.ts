@@ -53,7 +53,7 @@ function scopeSection(t: Trace): string {
   const language =
     d.language === undefined
       ? ''
-      : `<p>Language <strong>${esc(d.language.code ?? 'too short to read')}</strong>${d.language.clause === null ? '' : ` in the clause <q>${esc(d.language.clause)}</q>`} · identifier <code>${esc(d.language.model)}</code> · sha256 <code title="${esc(d.language.sha256)}">${esc(d.language.sha256.slice(0, 16))}…</code> · letters read at least ${d.language.min_letters.whole} (message), ${d.language.min_letters.clause} (clause) · a clause out-scores English by ${fixed(d.language.clause_margin, 2)}</p>`;
+      : `<p>Language <strong>${esc(d.language.code ?? 'too short to read')}</strong>${d.language.reliable ? '' : ' (not sure which)'}${d.language.clause === null ? '' : ` in the clause <q>${esc(d.language.clause)}</q>`} · identifier <code>${esc(d.language.model)}</code> · sha256 <code title="${esc(d.language.sha256)}">${esc(d.language.sha256.slice(0, 16))}…</code> · letters read at least ${d.language.min_letters.whole} (message), ${d.language.min_letters.clause} (clause) · a clause out-scores English by ${fixed(d.language.clause_margin, 2)}</p>`;
   const score = (name: string, value: number, threshold: number | null): [string, string, string] => [
     td(esc(name)),
     td(fixed(value)),

@@ -204,7 +204,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           return {
             outcome: 'out_of_scope',
             reason: ROUTE_REASON[routing.route],
-            answer: routingMessage(routing.route, deps.assistant, routing.language?.english === false ? routing.language.code : null),
+            answer: routingMessage(routing.route, deps.assistant, routing.language?.english === false && routing.language.reliable ? routing.language.code : null),
             sentences: [],
             citations: [],
             detail: routingDetail(routing),

@@ -2,13 +2,13 @@
  * What a patient writing in another language is told, in that language, before the English text:
  * the assistant answers in English only, 911 in an emergency, 988 in a mental-health crisis, and
  * the appointment channel (in the deployment's own words, `{channel}`) with an interpreter. Keyed
- * by ISO 639-1 code: the languages most often written to US health systems. Translations were
- * written for this table; a deployment overrides the English text with `routing_messages.language`.
+ * by ISO 639-1 code: the languages most often written to US health systems that the language
+ * identifier knows (it has no Haitian Creole, so none is written for it). Translations were written
+ * for this table; a deployment overrides the English text with `routing_messages.language`.
  */
 export const LANGUAGE_ROUTING_MESSAGES: Readonly<Record<string, string>> = {
   es: 'Solo puedo responder preguntas en inglés. Si es una emergencia, llame al 911 o vaya a la sala de emergencias más cercana. Si está pasando por una crisis de salud mental, llame o envíe un mensaje de texto al 988. Para recibir ayuda en su idioma, pida un intérprete: {channel}.',
   pt: 'Só posso responder a perguntas em inglês. Se for uma emergência, ligue para o 911 ou vá ao pronto-socorro mais próximo. Se estiver passando por uma crise de saúde mental, ligue ou envie uma mensagem de texto para o 988. Para receber ajuda no seu idioma, peça um intérprete: {channel}.',
-  ht: 'Mwen ka reponn kesyon an angle sèlman. Si se yon ijans, rele 911 oswa ale nan sal ijans ki pi pre a. Si w ap pase yon kriz sante mantal, rele oswa voye yon tèks bay 988. Pou jwenn èd nan lang ou, mande yon entèprèt: {channel}.',
   fr: "Je ne peux répondre aux questions qu'en anglais. En cas d'urgence, appelez le 911 ou rendez-vous aux urgences les plus proches. En cas de crise de santé mentale, appelez le 988 ou envoyez-lui un texto. Pour obtenir de l'aide dans votre langue, demandez un interprète : {channel}.",
   vi: 'Tôi chỉ có thể trả lời câu hỏi bằng tiếng Anh. Nếu đây là trường hợp khẩn cấp, hãy gọi 911 hoặc đến phòng cấp cứu gần nhất. Nếu bạn đang gặp khủng hoảng về sức khỏe tâm thần, hãy gọi hoặc nhắn tin đến 988. Để được giúp đỡ bằng ngôn ngữ của bạn, hãy yêu cầu thông dịch viên: {channel}.',
   tl: 'Sa Ingles lang ako makakasagot ng mga tanong. Kung ito ay emergency, tumawag sa 911 o pumunta sa pinakamalapit na emergency room. Kung ikaw ay nasa krisis sa kalusugang pangkaisipan, tumawag o mag-text sa 988. Para sa tulong sa iyong wika, humingi ng interpreter: {channel}.',

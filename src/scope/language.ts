@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { CitetraceError } from '../domain/index.js';
 import { readPinnedFile } from '../model/index.js';
 
 /** What the language identifier read in a message. */
@@ -7,6 +8,12 @@ export interface LanguageReading {
   readonly language: string | null;
   /** Whether the assistant can read the message: nothing in it is confidently another language. */
   readonly english: boolean;
+  /**
+   * Whether the identifier is sure which language `language` is (eld's reliability test): only then
+   * is the patient addressed in it. Haitian Creole, which eld does not know, reads as Tagalog or
+   * Romanian, mostly unreliably.
+   */
+  readonly reliable: boolean;
   /** The clause read as another language when the message as a whole was read as English, else null. */
   readonly clause: string | null;
 }
@@ -24,10 +31,16 @@ export interface LanguageIdentifier {
 }
 
 /**
- * eld 2.1.0 (Efficient Language Detector, Apache-2.0), its "small" n-gram database: 60 languages,
- * about 50 MB of heap. The database file is pinned; a different file stops start-up.
+ * eld 2.1.0 (Efficient Language Detector, Apache-2.0) with its "small" n-gram database: 60 languages,
+ * about 50 MB of heap. The database is the package's own, written as JSON by
+ * training/language/export-eld.ts (it parses in about 0.1 s where the package's JavaScript form
+ * takes 0.4 s to import) and pinned here; a different file stops start-up.
  */
-const ELD = { id: 'eld 2.1.0 small', database: '../ngrams/small.js', sha256: '81df62f6b072f475b5b09e2cfa4a8ba4ab71eb99c713eb4b4ace461463180ab6' } as const;
+export const LANGUAGE_MODEL = {
+  id: 'eld 2.1.0 small',
+  database: fileURLToPath(new URL('../../models/language/eld-small.json', import.meta.url)),
+  sha256: '833889db5563ad4012b59f2e56677fa2af2e95191938a2fc7619e9c0956d001f',
+} as const;
 const MIN_LETTERS = { whole: 20, clause: 20 } as const;
 const CLAUSE_MARGIN = 0.1;
 
@@ -72,25 +85,33 @@ export function createLanguageIdentifier(model: LanguageModel, names: readonly s
       const masked = mask(text);
       const letters = lettersIn(masked);
       const latin = masked.match(LATIN_LETTER)?.length ?? 0;
-      const whole = detector.detect(masked).language;
-      if (letters > 0 && latin * 2 < letters) return { language: foreign(whole) ? whole : null, english: false, clause: null };
-      if (letters < MIN_LETTERS.whole) return { language: null, english: true, clause: null };
-      if (foreign(whole)) return { language: whole, english: false, clause: null };
+      const reading = detector.detect(masked);
+      const whole = reading.language;
+      if (letters > 0 && latin * 2 < letters) return { language: foreign(whole) ? whole : null, english: false, reliable: foreign(whole) && reading.isReliable(), clause: null };
+      if (letters < MIN_LETTERS.whole) return { language: null, english: true, reliable: false, clause: null };
+      if (foreign(whole)) return { language: whole, english: false, reliable: reading.isReliable(), clause: null };
       for (const clause of masked.split(CLAUSE_BREAK)) {
         if (lettersIn(clause) < MIN_LETTERS.clause) continue;
-        const reading = detector.detect(clause);
-        if (!foreign(reading.language) || !reading.isReliable()) continue;
-        const scores = reading.getScores();
-        if ((scores[reading.language] ?? 0) - (scores.en ?? 0) >= CLAUSE_MARGIN) return { language: reading.language, english: false, clause: clause.trim() };
+        const part = detector.detect(clause);
+        if (!foreign(part.language) || !part.isReliable()) continue;
+        const scores = part.getScores();
+        if ((scores[part.language] ?? 0) - (scores.en ?? 0) >= CLAUSE_MARGIN) return { language: part.language, english: false, reliable: true, clause: clause.trim() };
       }
-      return { language: whole === '' ? null : whole, english: true, clause: null };
+      return { language: whole === '' ? null : whole, english: true, reliable: reading.isReliable(), clause: null };
     },
   };
 }
 
-/** The shipped model: eld's small database, checked against its pinned sha256 before it is imported. */
-export async function loadLanguageModel(): Promise<LanguageModel> {
-  readPinnedFile('language identifier database', fileURLToPath(new URL(ELD.database, import.meta.resolve('eld/small'))), ELD.sha256);
-  const { eld } = await import('eld/small');
-  return { modelId: ELD.id, sha256: ELD.sha256, detector: eld };
+/** eld's detector, fed a database it did not import itself (its internal hook; the package version is pinned). */
+interface EldModule {
+  readonly createEld: () => { readonly instance: LanguageModel['detector']; readonly loadData: (data: unknown) => boolean };
+}
+
+/** The shipped model: eld's detector over the pinned JSON form of its small database. */
+export async function loadLanguageModel(pinned: { readonly database: string; readonly sha256: string } = LANGUAGE_MODEL): Promise<LanguageModel> {
+  const data: unknown = JSON.parse(readPinnedFile('language identifier database', pinned.database, pinned.sha256).toString('utf8'));
+  const { createEld } = (await import(new URL('../languageDetector.js', import.meta.resolve('eld/small')).href)) as EldModule;
+  const { instance, loadData } = createEld();
+  if (!loadData(data)) throw new CitetraceError('MODEL_MISMATCH', `${pinned.database}: not an eld n-gram database`);
+  return { modelId: LANGUAGE_MODEL.id, sha256: pinned.sha256, detector: instance };
 }

@@ -62,7 +62,7 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
         segments: all.length,
         ...(language === undefined || reading === undefined
           ? {}
-          : { language: { model: language.modelId, sha256: language.sha256, min_letters: { ...language.minLetters }, clause_margin: language.clauseMargin, code: reading.language, english: reading.english, clause: reading.clause } }),
+          : { language: { model: language.modelId, sha256: language.sha256, min_letters: { ...language.minLetters }, clause_margin: language.clauseMargin, code: reading.language, english: reading.english, reliable: reading.reliable, clause: reading.clause } }),
       };
       const hit = floor.match(text) ?? (unredacted === undefined ? null : floor.match(unredacted));
       // The floor decides that the message is routed; when the classifier also finds it urgent, its
