@@ -45,7 +45,7 @@ describe('citetrace eval, verify and replay (CLI)', () => {
     expect(result.stderr).toMatch(/eval: 4\/4/u);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/unsupported answers\s+0/u);
-    expect(result.stdout).toMatch(/scope routing\s+emergency 1, crisis 0, clinical 0 of 1 expected out of scope; not routed 0; in scope routed away 0/u);
+    expect(result.stdout).toMatch(/scope routing\s+emergency 1, crisis 0, clinical 0, other language 0 of 1 expected out of scope; not routed 0; in scope routed away 0/u);
     const report = JSON.parse(await readFile(json, 'utf8')) as { metrics: { cases: number; outcomes: { accuracy: number } }; cases: { id: string; expect: string; passed: boolean; trace: unknown }[] };
     expect(report.metrics.cases).toBe(4);
     expect(report.cases.map((c) => c.id)).toEqual(['harbor-lab-closing', 'hours-which-clinic', 'bitcoin', 'stroke']);
