@@ -79,6 +79,13 @@ describe('the routing message for another language', () => {
     for (const part of [spanish, english]) for (const needed of ['911', '988', 'call 555-0100']) expect(part).toContain(needed);
   });
 
+  it('takes the deployment’s own translations before the built-in ones', () => {
+    const own = { ...assistant, routing_messages: { translations: { es: 'Solo en inglés. Emergencias: 911. Crisis: 988. {channel}.', nl: 'Alleen Engels. Nood: 911. Crisis: 988.' } } };
+    expect(routingMessage('language', own, 'es')).toMatch(/^Solo en inglés\. Emergencias: 911\. Crisis: 988\. call 555-0100\.\n\nI can only answer/u);
+    expect(routingMessage('language', own, 'nl')).toMatch(/^Alleen Engels\./u);
+    expect(routingMessage('language', own, 'pt')).toMatch(/^Só posso responder/u);
+  });
+
   it('is English alone for a language without a written text, and keeps the deployment’s own English', () => {
     expect(routingMessage('language', assistant, 'nl')).not.toContain('\n\n');
     expect(routingMessage('language', { ...assistant, routing_messages: { language: 'English only, sorry. Call 911 or 988.' } }, 'fr')).toMatch(/\n\nEnglish only, sorry\. Call 911 or 988\.$/u);

@@ -49,8 +49,19 @@ export const AssistantConfigSchema = z.object({
    * What a routed message is told; each defaults to the contract's text (911, the emergency
    * department, 988). `language`: the English text for a message in a language the assistant
    * cannot read (shown after the same text in the patient's language, when citetrace has it).
+   * `translations`: that text in other languages, by ISO 639-1 code (`{channel}` stands for the
+   * appointment channel), replacing or adding to the built-in ones.
    */
-  routing_messages: z.object({ emergency: z.string().min(1), crisis: z.string().min(1), clinical: z.string().min(1), language: z.string().min(1) }).partial().optional(),
+  routing_messages: z
+    .object({
+      emergency: z.string().min(1),
+      crisis: z.string().min(1),
+      clinical: z.string().min(1),
+      language: z.string().min(1),
+      translations: z.record(z.string().regex(/^[a-z]{2}$/u, 'a translation is keyed by its ISO 639-1 code'), z.string().min(1)),
+    })
+    .partial()
+    .optional(),
 });
 export type AssistantConfig = z.output<typeof AssistantConfigSchema>;
 

@@ -8,7 +8,7 @@ import { LANGUAGE_ROUTING_MESSAGES } from './language-messages.js';
 export function routingMessage(route: 'emergency' | 'crisis' | 'clinical' | 'language', assistant: AssistantConfig, language: string | null = null): string {
   const english = assistant.routing_messages?.[route] ?? defaultRoutingMessage(route, assistant);
   // A patient who wrote in another language reads the emergency numbers and the way to an interpreter in it first.
-  const theirs = language === null ? undefined : LANGUAGE_ROUTING_MESSAGES[language];
+  const theirs = language === null ? undefined : (assistant.routing_messages?.translations?.[language] ?? LANGUAGE_ROUTING_MESSAGES[language]);
   return theirs === undefined ? english : `${theirs.replace('{channel}', assistant.appointment_channel)}\n\n${english}`;
 }
 
