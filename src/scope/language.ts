@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { CitetraceError } from '../domain/index.js';
 import { readPinnedFile } from '../model/index.js';
+import { namesPattern } from '../text/index.js';
 
 /** What the language identifier read in a message. */
 export interface LanguageReading {
@@ -52,7 +53,6 @@ const LATIN_LETTER = /\p{Script=Latin}/gu;
 const PLACEHOLDER = /\[[a-z_]+\]/giu;
 
 const lettersIn = (text: string): number => text.match(LETTER)?.length ?? 0;
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 
 /** A loaded language model: what reads text, and its identity for the trace. */
 export interface LanguageModel {
@@ -72,8 +72,7 @@ export interface LanguageModel {
  */
 export function createLanguageIdentifier(model: LanguageModel, names: readonly string[]): LanguageIdentifier {
   const { detector } = model;
-  const nameList = [...new Set(names.map((n) => n.trim()).filter((n) => n.length > 0))].sort((a, b) => b.length - a.length);
-  const namePattern = nameList.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}])(?:${nameList.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  const namePattern = namesPattern(names);
   const mask = (text: string): string => (namePattern === null ? text : text.replace(namePattern, ' ')).replace(PLACEHOLDER, ' ');
   const foreign = (language: string): boolean => language !== '' && language !== 'en';
   return {

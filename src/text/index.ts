@@ -3,3 +3,4 @@ export { askingSentences, passageSentences, sentenceSpans, splitSentences } from
 export type { SentenceSpan } from './sentences.js';
 export { bindsValuesAs, statedValues, valueRuns } from './details.js';
 export { withinOneEdit } from './edit.js';
+export { namesPattern } from './names.js';

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type Compromise from 'compromise';
+import { namesPattern } from '../text/index.js';
 
 // compromise's ESM entry is some 440 modules; its CommonJS entry is one bundled file of the same
 // release and loads in half the time (about 150 ms less at every CLI start that answers).
@@ -149,7 +150,6 @@ const common = (span: string): boolean => span.split(/[\s-]+/u).every((w) => COM
 /** A private-use mark standing for the n-th kept name while names are looked for. */
 const mark = (n: number): string => `\uE000${n.toString(36)}\uE001`;
 const MARK = /\uE000([0-9a-z]+)\uE001/gu;
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 
 /**
  * Hides the deployment's own names (its organization, sites, services: `assistant.yaml`) behind
@@ -157,9 +157,8 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * site a question is about. Compiled once per deployment.
  */
 function keptNames(keep: readonly string[]): (text: string) => { text: string; kept: string[] } {
-  const phrases = [...new Set(keep.map((k) => k.trim()).filter((k) => k.length > 1))].sort((a, b) => b.length - a.length);
-  if (phrases.length === 0) return (text) => ({ text, kept: [] });
-  const any = new RegExp(`(?<![\\p{L}\\p{N}])(?:${phrases.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  const any = namesPattern(keep);
+  if (any === null) return (text) => ({ text, kept: [] });
   return (text) => {
     const kept: string[] = [];
     return { text: text.replace(any, (m) => mark(kept.push(m) - 1)), kept };
