@@ -1,52 +1,18 @@
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import os from 'node:os';
 import { isPostgresUrl, type Config } from './config/index.js';
-import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
+import type { Embedder } from './embed/index.js';
 import { acquireWriterLease, commitDigest, createS3Location, leaseNeeded, openPolicyIndex, readManifest, syncIndexCache, type IndexAt, type InProcessSearch, type PolicyIndex } from './index-store/index.js';
 import { checkGguf, createExtractiveGenerator, type GENERATOR_KINDS, createOpenAIGenerator, importNodeLlamaCpp, loadLlamaGenerator, provisionSmolLM2, SMOLLM2, type Generator } from './generate/index.js';
 import { createAssistant, type Assistant } from './pipeline/index.js';
 import { deploymentNames, deploymentWords } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
-import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/index.js';
-import type { SessionPlacement } from './model/index.js';
-import { createLanguageIdentifier, createSafetyFloor, createScopeRouter, loadLanguageModel, loadScopeClassifier, type LanguageModel, SCOPE_MODEL, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
+import type { SupportJudge } from './judge/index.js';
+import { createEmbedder, loadShippedClassifier, loadShippedJudge, type QuestionModels } from './models.js';
+import { createLanguageIdentifier, createSafetyFloor, createScopeRouter, loadLanguageModel, type LanguageModel, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
-
-/** Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not. */
-const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): SessionPlacement => ({
-  threads: config.embedThreads,
-  onThread: config.inference === 'thread',
-});
-
-/**
- * Composition root: the one place that turns configuration into ready adapters. `bulk` is for
- * ingest, which embeds passages in batches and gains from every core; answering embeds one
- * question at a time, many at once, with CITETRACE_EMBED_THREADS (default 1).
- */
-export async function createEmbedder(config: Config, onProgress?: (message: string) => void, use: 'questions' | 'bulk' = 'questions'): Promise<Embedder> {
-  const model = await provisionModel({
-    cacheDir: config.modelCacheDir,
-    modelDir: config.modelDir,
-    mavenRepo: config.mavenRepo,
-    allowHub: config.allowHub,
-    ...(onProgress ? { onProgress } : {}),
-  });
-  // Ingest embeds in batches on every core, in this thread; questions go to the inference thread.
-  return use === 'bulk'
-    ? createTransformersEmbedder({ model, threads: Math.max(config.embedThreads, os.availableParallelism()) })
-    : createTransformersEmbedder({ model, ...placementOf(config) });
-}
-
-/** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
-const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<ScopeClassifier> =>
-  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config) });
-
-/** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
-export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<SupportJudge> =>
-  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config) });
 
 /** The shipped models a long-running service loads once and shares across the runtimes it swaps in. */
 export interface SharedModels {
@@ -58,8 +24,13 @@ export interface SharedModels {
   close(): Promise<void>;
 }
 
-export const loadSharedModels = async (config: Config, onProgress?: (message: string) => void): Promise<SharedModels> => {
-  const [classifier, language, judge, generation] = await Promise.all([loadShippedClassifier(config), loadLanguageModel(), loadShippedJudge(config), createGeneration(config, onProgress)]);
+export const loadSharedModels = async (config: Config, onProgress?: (message: string) => void, started?: QuestionModels): Promise<SharedModels> => {
+  const [classifier, language, judge, generation] = await Promise.all([
+    started?.classifier ?? loadShippedClassifier(config),
+    loadLanguageModel(),
+    started?.judge ?? loadShippedJudge(config),
+    createGeneration(config, onProgress),
+  ]);
   return { classifier, language, judge, generation, close: () => generation.close() };
 };
 
@@ -130,6 +101,7 @@ export async function createScopeRouterFor(
 }
 
 export { isPostgresUrl };
+export { createEmbedder, loadShippedJudge } from './models.js';
 
 /**
  * SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on
@@ -237,6 +209,8 @@ export interface Runtime {
 export async function openRuntime(options: {
   readonly config: Config;
   readonly embedder?: Embedder;
+  /** The question models, when the command started loading them before it imported this module. */
+  readonly started?: QuestionModels;
   /** Shared by a long-running service across the runtimes it swaps in, like the embedder. */
   readonly models?: SharedModels;
   readonly onProgress?: (message: string) => void;
@@ -250,11 +224,11 @@ export async function openRuntime(options: {
   const opened = openReadableIndex(config);
   const [index, embedder, store, telemetry, models] = await Promise.all([
     opened,
-    options.embedder ?? createEmbedder(config, options.onProgress),
+    options.embedder ?? options.started?.embedder ?? createEmbedder(config, options.onProgress),
     // After the index: a trace store opened for an index that cannot be read would be left open (a PostgreSQL pool keeps the process alive).
     opened.then(() => createTraceStore(config)),
     options.telemetry ?? createTelemetry(config),
-    options.models ?? loadSharedModels(config, options.onProgress),
+    options.models ?? loadSharedModels(config, options.onProgress, options.started),
   ]);
   const retriever = createHybridRetriever({ index, embedder });
   const router = await createScopeRouterFor(index.manifest.assistant, config, models);

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CitetraceError } from '../src/domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge } from '../src/judge/index.js';
@@ -38,13 +41,24 @@ describe('the inference thread', () => {
     expect(there.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex'))).toEqual(here.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')));
   });
 
-  it('hands a model that cannot load back as one error line, and keeps serving the models it holds', async () => {
+  it('hands a model that cannot load, or whose bytes are not the pinned ones, back as one error line, and keeps serving the models it holds', async () => {
     const judge = await loadSupportJudge({ ...JUDGE_MODEL, onThread: true });
-    const bad = { model: new Uint8Array([1, 2, 3]), tokenizer: {}, tokenizerConfig: {}, maxLength: 8, threads: 1, what: 'test model', file: '/nowhere/model.onnx' };
-    const error = (await inferenceThread().classifier(bad).catch((e: unknown) => e)) as CitetraceError;
-    expect(error).toBeInstanceOf(CitetraceError);
-    expect(error.code).toBe('MODEL_UNAVAILABLE');
-    expect(error.message).toMatch(/^cannot load the test model \/nowhere\/model\.onnx: /u);
+    // The thread reads and checks the files itself: a folder whose files match their hashes but hold no model.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'citetrace-bad-model-'));
+    const files: Record<string, string> = {};
+    for (const [name, bytes] of [['model_quantized.onnx', '\x01\x02\x03'], ['tokenizer.json', '{}'], ['tokenizer_config.json', '{}']] as const) {
+      await writeFile(path.join(dir, name), bytes);
+      files[name] = createHash('sha256').update(bytes).digest('hex');
+    }
+    const spec = { dir, files, maxLength: 8, threads: 1, what: 'test model' };
+    const unloadable = (await inferenceThread().classifier(spec).catch((e: unknown) => e)) as CitetraceError;
+    expect(unloadable).toBeInstanceOf(CitetraceError);
+    expect(unloadable.code).toBe('MODEL_UNAVAILABLE');
+    expect(unloadable.message).toMatch(/^cannot load the test model .*model_quantized\.onnx: /u);
+    const altered = (await inferenceThread().classifier({ ...spec, files: { ...files, 'model_quantized.onnx': '0'.repeat(64) } }).catch((e: unknown) => e)) as CitetraceError;
+    expect(altered.code).toBe('MODEL_MISMATCH');
+    expect(altered.message).toBe(`${path.join(dir, 'model_quantized.onnx')}: sha256 ${files['model_quantized.onnx'] ?? ''} is not the pinned ${'0'.repeat(64)}`);
     expect((await judge.score(QUESTION, TEXTS.slice(0, 1)))[0]).toBeGreaterThan(0);
+    await rm(dir, { recursive: true, force: true });
   });
 });

@@ -212,9 +212,12 @@ export function buildProgram(io: Io): Command {
     .action(async (question: string, opts: { role: 'patient' | 'staff'; asOf?: string; json?: boolean }) => {
       // One question, then exit: building the in-process vector search (all approved vectors read
       // into memory in the background) would cost CPU it never pays back. Only when asked for.
-      const cfg = { ...inlineModels(dataConfig('reads')), ...(process.env.CITETRACE_IN_PROCESS_SEARCH === undefined ? { inProcessSearch: 'off' as const } : {}) };
+      const cfg = { ...dataConfig('reads'), ...(process.env.CITETRACE_IN_PROCESS_SEARCH === undefined ? { inProcessSearch: 'off' as const } : {}) };
+      // The models start loading first, on the inference thread (the default placement), while
+      // this thread imports the rest: a cold `ask` overlaps the two instead of adding them.
+      const started = (await import('../models.js')).startQuestionModels(cfg, progress);
       const [{ openRuntime }, { formatTrace }] = await Promise.all([main(), format()]);
-      const runtime = await openRuntime({ config: cfg, onProgress: progress });
+      const runtime = await openRuntime({ config: cfg, onProgress: progress, started });
       try {
         const trace = await runtime.assistant.ask({ question, role: opts.role, asOf: opts.asOf });
         io.out(`${opts.json === true ? JSON.stringify(trace, null, 2) : formatTrace(trace)}\n`);

@@ -79,13 +79,10 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
   const { folder, what } = options;
   const manifestFile = path.join(folder.dir, 'manifest.json');
   const manifest = options.schema.parse(JSON.parse(readPinnedFile(what, manifestFile, folder.manifestSha256).toString('utf8')));
-  const pinned = (name: string): Buffer => {
-    const expected = manifest.files[name];
-    if (expected === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
-    return readPinnedFile(what, path.join(folder.dir, name), expected);
-  };
-  const [tokenizer, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object) as [object, object];
-  const spec: ClassifierSpec = { model: pinned(MODEL_FILE), tokenizer, tokenizerConfig, maxLength: manifest.max_length, threads: options.session?.threads ?? 1, what, file: path.join(folder.dir, MODEL_FILE) };
+  for (const name of [MODEL_FILE, ...TOKENIZER_FILES]) {
+    if (manifest.files[name] === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
+  }
+  const spec: ClassifierSpec = { dir: folder.dir, files: manifest.files, maxLength: manifest.max_length, threads: options.session?.threads ?? 1, what };
   const probabilities = options.session?.onThread === true ? await inferenceThread().classifier(spec) : await createClassifierRun(spec);
   return {
     manifest,
@@ -94,16 +91,18 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
   };
 }
 
-/** What a classifier session is made from, once its files have passed the pinned-hash checks. */
+/**
+ * What a classifier session is made from: its folder and the pinned sha256 of each file (from the
+ * manifest, itself pinned). The thread that builds the session reads and checks the files, so the
+ * bytes it runs are the bytes it checked, and on the inference thread the main thread never reads them.
+ */
 export interface ClassifierSpec {
-  readonly model: Uint8Array;
-  readonly tokenizer: object;
-  readonly tokenizerConfig: object;
+  readonly dir: string;
+  readonly files: Readonly<Record<string, string>>;
   readonly maxLength: number;
   readonly threads: number;
-  /** For error lines: what the model is and its file. */
+  /** For error lines: what the model is. */
   readonly what: string;
-  readonly file: string;
 }
 
 export type ProbabilitiesRun = PinnedClassifier<unknown>['probabilities'];
@@ -112,13 +111,16 @@ export type ProbabilitiesRun = PinnedClassifier<unknown>['probabilities'];
 export async function createClassifierRun(spec: ClassifierSpec): Promise<ProbabilitiesRun> {
   // Loaded here, not at the top: a process whose models run on the inference thread never needs them.
   const [{ BertTokenizer }, ort] = await Promise.all([import('@huggingface/transformers'), import('onnxruntime-node')]);
+  const pinned = (name: string): Buffer => readPinnedFile(spec.what, path.join(spec.dir, name), spec.files[name] ?? '');
+  const [tokenizerJson, tokenizerConfig] = TOKENIZER_FILES.map((f) => JSON.parse(pinned(f).toString('utf8')) as object) as [object, object];
+  const model = pinned(MODEL_FILE);
   let tokenizer: BertTokenizer;
   let session: InferenceSession;
   try {
-    tokenizer = new BertTokenizer(spec.tokenizer, spec.tokenizerConfig);
-    session = await ort.InferenceSession.create(spec.model, { intraOpNumThreads: spec.threads, interOpNumThreads: 1 });
+    tokenizer = new BertTokenizer(tokenizerJson, tokenizerConfig);
+    session = await ort.InferenceSession.create(model, { intraOpNumThreads: spec.threads, interOpNumThreads: 1 });
   } catch (error) {
-    throw wrapError('MODEL_UNAVAILABLE', `cannot load the ${spec.what} ${spec.file}`, error);
+    throw wrapError('MODEL_UNAVAILABLE', `cannot load the ${spec.what} ${path.join(spec.dir, MODEL_FILE)}`, error);
   }
   const run = async (text: string, pair: string | undefined): Promise<number[]> => {
     const encoded = tokenizer(text, { ...(pair === undefined ? {} : { text_pair: pair }), truncation: true, max_length: spec.maxLength });

@@ -1,0 +1,62 @@
+import os from 'node:os';
+import type { Config } from './config/index.js';
+import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
+import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/judge.js';
+import type { SessionPlacement } from './model/index.js';
+import { loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier } from './scope/classifier.js';
+
+/**
+ * The models that read a question (embedder, scope classifier, support judge), loaded from a module
+ * that imports nothing else heavy, so a command can start them before it imports the rest of the
+ * composition root (src/main.ts): on the inference thread they load while this thread does.
+ */
+
+/** Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not. */
+const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): SessionPlacement => ({
+  threads: config.embedThreads,
+  onThread: config.inference === 'thread',
+});
+
+/**
+ * `bulk` is for ingest, which embeds passages in batches and gains from every core; answering
+ * embeds one question at a time, many at once, with CITETRACE_EMBED_THREADS (default 1).
+ */
+export async function createEmbedder(config: Config, onProgress?: (message: string) => void, use: 'questions' | 'bulk' = 'questions'): Promise<Embedder> {
+  const model = await provisionModel({
+    cacheDir: config.modelCacheDir,
+    modelDir: config.modelDir,
+    mavenRepo: config.mavenRepo,
+    allowHub: config.allowHub,
+    ...(onProgress ? { onProgress } : {}),
+  });
+  // Ingest embeds in batches on every core, in this thread; questions go to the inference thread.
+  return use === 'bulk'
+    ? createTransformersEmbedder({ model, threads: Math.max(config.embedThreads, os.availableParallelism()) })
+    : createTransformersEmbedder({ model, ...placementOf(config) });
+}
+
+/** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
+export const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<ScopeClassifier> =>
+  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config) });
+
+/** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
+export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<SupportJudge> =>
+  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config) });
+
+/** The question models, loading. */
+export interface QuestionModels {
+  readonly embedder: Promise<Embedder>;
+  readonly classifier: Promise<ScopeClassifier>;
+  readonly judge: Promise<SupportJudge>;
+}
+
+/**
+ * Start loading the question models now, for a runtime opened later (`openRuntime({ started })`).
+ * A load that fails is reported when the runtime awaits it, or not at all when the command fails
+ * first for another reason (a missing index): never as an unhandled rejection.
+ */
+export function startQuestionModels(config: Config, onProgress?: (message: string) => void): QuestionModels {
+  const started = { embedder: createEmbedder(config, onProgress), classifier: loadShippedClassifier(config), judge: loadShippedJudge(config) };
+  for (const loading of Object.values(started)) loading.catch(() => undefined);
+  return started;
+}
