@@ -8,6 +8,11 @@
  * are the traps: text on the topic that does not say what was asked). Clarify and out-of-scope
  * cases give no pairs. Appends JSON lines in the format of build_pairs.py.
  *
+ * CASE_NEGATIVES=other-pages leaves out, for an `answer` case, the other units of its supporting
+ * revisions: the noisiest labels (a unit of the answer's own page may say the fact in other words
+ * than the case's `facts`), keeping the answer, the units of other pages and every abstain case's.
+ * CASE_NEGATIVES_PER_CASE=K keeps a case's K negatives the current judge scored highest.
+ *
  *   npx tsx training/judge/from-cases.ts DATA_DIR CASES.yaml SYSTEM SPLIT OUT.jsonl
  */
 import { appendFileSync } from 'node:fs';
@@ -30,6 +35,8 @@ const runtime = await openRuntime({ config, embedder });
 const retriever = createHybridRetriever({ index: runtime.index, embedder });
 const assistant = runtime.index.manifest.assistant;
 const states = (text: string, alternatives: readonly string[]): boolean => alternatives.some((a) => text.toLowerCase().includes(a.toLowerCase()));
+const otherPagesOnly = process.env.CASE_NEGATIVES === 'other-pages';
+const negativesPerCase = Number(process.env.CASE_NEGATIVES_PER_CASE ?? Infinity);
 let positives = 0;
 let negatives = 0;
 for (const c of await readCases(casesFile)) {
@@ -41,6 +48,7 @@ for (const c of await readCases(casesFile)) {
   const passages = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
   const decision = await judgeSupport({ judge: runtime.judge, question, passages, maxUnits: config.judgeUnits, assistant, mentioned });
   const byLabel = new Map(passages.map((p) => [p.label, p]));
+  const rows: { readonly pair: object; readonly label: number; readonly score: number }[] = [];
   for (const unit of decision.units) {
     const p = byLabel.get(unit.label);
     if (p === undefined || unit.excluded !== null) continue;
@@ -50,13 +58,15 @@ for (const c of await readCases(casesFile)) {
     // Read by the judge in production, or the answer itself: the pairs the judge must get right.
     if (unit.score === null && label === 0) continue;
     if (statesFacts && !supporting) continue;
-    appendFileSync(
-      out,
-      `${JSON.stringify({ system, question: c.question, text: judgeText(p.revision.title, p.passage.headings, unit), label, kind: c.expect === 'abstain' ? 'case-abstain' : label === 1 ? 'case-answer' : 'case-other-unit', page: p.passage.sourceId, split })}\n`,
-    );
-    if (label === 1) positives += 1;
-    else negatives += 1;
+    if (otherPagesOnly && label === 0 && c.expect === 'answer' && supporting) continue;
+    const pair = { system, question: c.question, text: judgeText(p.revision.title, p.passage.headings, unit), label, kind: c.expect === 'abstain' ? 'case-abstain' : label === 1 ? 'case-answer' : 'case-other-unit', page: p.passage.sourceId, split };
+    rows.push({ pair, label, score: unit.score ?? 1 });
   }
+  // The hardest negatives first: those the judge that chose the units scored highest.
+  const kept = [...rows.filter((r) => r.label === 1), ...rows.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, negativesPerCase)];
+  for (const row of kept) appendFileSync(out, `${JSON.stringify(row.pair)}\n`);
+  positives += kept.filter((r) => r.label === 1).length;
+  negatives += kept.filter((r) => r.label === 0).length;
 }
 await runtime.close();
 console.log(`${casesFile}: ${positives} answering units, ${negatives} others (${system}, ${split})`);
