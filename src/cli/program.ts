@@ -122,10 +122,10 @@ export function buildProgram(io: Io): Command {
     }
   };
   /**
-   * A command that answers in this process, one question after another, and exits: its models run
-   * in the main thread, unless CITETRACE_INFERENCE says otherwise. The inference thread keeps a
-   * service's event loop free; here it would only add its start-up (measured: 0.27 s and 90 MiB
-   * on a cold `ask`).
+   * A command that answers in this process, one question after another, and exits (eval, replay):
+   * its models run in the main thread, unless CITETRACE_INFERENCE says otherwise. The inference
+   * thread keeps a service's event loop free; started as late as the runtime, it only adds its
+   * start-up (measured: 0.27 s and 90 MiB). `ask` starts it first instead (see there).
    */
   const inlineModels = (cfg: Config): Config => (process.env.CITETRACE_INFERENCE === undefined ? { ...cfg, inference: 'inline' } : cfg);
   const progress = (message: string): void => {
