@@ -60,10 +60,11 @@ for (const c of await readCases(casesFile)) {
     if (statesFacts && !supporting) continue;
     if (otherPagesOnly && label === 0 && c.expect === 'answer' && supporting) continue;
     const pair = { system, question: c.question, text: judgeText(p.revision.title, p.passage.headings, unit), label, kind: c.expect === 'abstain' ? 'case-abstain' : label === 1 ? 'case-answer' : 'case-other-unit', page: p.passage.sourceId, split };
-    rows.push({ pair, label, score: unit.score ?? 1 });
+    rows.push({ pair, label, score: unit.score ?? 0 });
   }
-  // The hardest negatives first: those the judge that chose the units scored highest.
-  const kept = [...rows.filter((r) => r.label === 1), ...rows.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, negativesPerCase)];
+  // With a cap, the negatives kept are the hardest: those the judge that chose the units scored highest (written in unit order).
+  const hardest = new Set(rows.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, negativesPerCase));
+  const kept = rows.filter((r) => r.label === 1 || hardest.has(r));
   for (const row of kept) appendFileSync(out, `${JSON.stringify(row.pair)}\n`);
   positives += kept.filter((r) => r.label === 1).length;
   negatives += kept.filter((r) => r.label === 0).length;
