@@ -19,9 +19,15 @@ demo="$work/index-demo"; sawtooth="$work/index-sawtooth"
 rm -rf "$demo" "$sawtooth"
 npx citetrace --data "$demo" --init ingest corpus > /dev/null
 npx citetrace --data "$sawtooth" --init ingest test/fixtures/blind-system-1/corpus > /dev/null
+# The demo corpus's case files hold the textbook traps npm test pins as abstentions: every negative is
+# kept for them (the case options below are for the retired blind sets), and DEMO_PASSES=N writes them
+# N times, so a one-epoch run reads them as often as a two-epoch run.
+demo_pairs="$work/judge-pairs-demo.jsonl"
+rm -f "$demo_pairs"
 for cases in corpus/cases.yaml corpus/heldout.yaml corpus/heldout-b.yaml; do
-  npx tsx training/judge/from-cases.ts "$demo" "$cases" dev-demo train "$pairs"
+  env -u CASE_NEGATIVES -u CASE_NEGATIVES_PER_CASE npx tsx training/judge/from-cases.ts "$demo" "$cases" dev-demo train "$demo_pairs"
 done
+for _ in $(seq "${DEMO_PASSES:-1}"); do cat "$demo_pairs" >> "$pairs"; done
 # Retired blind sets (their blind runs are on record in docs/eval) train too; the first (Sawtooth
 # River) is the validation split. The shipped v7 read sets 2-4; the next candidate is meant to read
 # CASE_SETS="2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 19 20" (17 and 18 kept out to compare judges on
