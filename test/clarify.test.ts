@@ -8,11 +8,20 @@ const assistant: AssistantConfig = {
   appointment_channel: 'call 555-0142',
   entities: { clinic: { harbor: ['Harbor Clinic', 'Harbor'], eastside: ['Eastside Clinic', 'Eastside'] } },
 };
-const harbor = { named: { clinic: ['harbor'] }, row: false, score: 0.9 };
-const eastside = { named: { clinic: ['eastside'] }, row: false, score: 0.7 };
-const systemWide = { named: {}, row: false, score: 0.95 };
-const bothClinics = { named: { clinic: ['harbor', 'eastside'] }, row: false, score: 0.95 };
-const rowPerClinic = { named: { clinic: ['harbor', 'eastside'] }, row: true, score: 0.95 };
+const harbor = { named: { clinic: ['harbor'] }, row: null, score: 0.9 };
+const eastside = { named: { clinic: ['eastside'] }, row: null, score: 0.7 };
+const systemWide = { named: {}, row: null, score: 0.95 };
+const bothClinics = { named: { clinic: ['harbor', 'eastside'] }, row: null, score: 0.95 };
+const row = (harborSays: string, eastsideSays: string) => ({
+  named: { clinic: ['harbor', 'eastside'] },
+  row: [
+    { header: 'Date', value: 'Thursday, December 24' },
+    { header: 'Harbor Clinic', value: harborSays },
+    { header: 'Eastside Clinic', value: eastsideSays },
+  ],
+  score: 0.95,
+});
+const rowPerClinic = row('8 am to noon', 'Closed');
 
 describe('clarification', () => {
   it('asks which clinic when the best answer is clinic-specific and another clinic also answers', () => {
@@ -23,6 +32,11 @@ describe('clarification', () => {
 
   it('asks which clinic when the best answer is a table row with a column per clinic', () => {
     expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
+  });
+
+  it('does not ask when a table row says the same under every clinic\'s column: it answers for all of them', () => {
+    expect(clarifyQuestion({ candidates: [row('Closed', 'closed.')], mentioned: {}, assistant })).toBeNull();
+    expect(clarifyQuestion({ candidates: [row('Closed', 'Closed'), systemWide], mentioned: {}, assistant })).toBeNull();
   });
 
   it('does not ask when the question names the clinic', () => {

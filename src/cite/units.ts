@@ -21,6 +21,14 @@ export interface Unit {
   /** The unit's own span [start, end) in the revision body (the row, the item, the sentence, the FAQ answer). */
   readonly start: number;
   readonly end: number;
+  /** A table row's cells under their header cells, in column order; absent for other kinds. */
+  readonly cells?: readonly RowCell[];
+}
+
+/** One cell of a table row, read under its column's header. */
+export interface RowCell {
+  readonly header: string;
+  readonly value: string;
 }
 
 /** GitHub-flavoured Markdown: tables are rows with header cells, not paragraphs of pipes. */
@@ -99,8 +107,8 @@ function rowUnits(table: Table): Unit[] {
   const [header, ...rows] = table.children;
   const names = header?.children.map((c) => squash(toString(c))) ?? [];
   return rows.map((row) => {
-    const cells = row.children.map((c, i) => `${names[i] ?? ''}: ${squash(toString(c))}`.replace(/^: /u, ''));
-    return { kind: 'row', text: cells.join('; '), ...spanOf(row) };
+    const cells = row.children.map((c, i) => ({ header: names[i] ?? '', value: squash(toString(c)) }));
+    return { kind: 'row', text: cells.map((c) => `${c.header}: ${c.value}`.replace(/^: /u, '')).join('; '), cells, ...spanOf(row) };
   });
 }
 

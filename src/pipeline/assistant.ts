@@ -270,7 +270,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top.toFixed(2)} < ${support.judge.threshold})`);
         }
         const clarification = clarifyQuestion({
-          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ named: u.named, row: u.kind === 'row', score: u.score ?? 0 })),
+          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
           mentioned,
           assistant: deps.assistant,
         });

@@ -1,5 +1,5 @@
 import type { AssistantConfig, EntityMentions } from '../domain/index.js';
-import { entityLabel } from './entities.js';
+import { entityLabel, mentionedEntities } from './entities.js';
 
 export interface Clarification {
   readonly entityType: string;
@@ -10,16 +10,35 @@ export interface Clarification {
 export interface ClarifyCandidate {
   /** Entity values the answering text names or its revision is tagged with, per type. */
   readonly named: EntityMentions;
-  /** A table row naming several sites states the rule per site (one column each): it does not answer for all of them. */
-  readonly row: boolean;
+  /** A table row's cells under their headers (null for any other unit): a column per site may state the rule per site. */
+  readonly row: readonly { readonly header: string; readonly value: string }[] | null;
   /** How surely the passage answers the question (the judge's best score among its units). */
   readonly score: number;
+}
+
+const sameValue = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/**
+ * Whether a table row states the rule per value of an entity type: two or more columns headed by
+ * one value each ("Harbor Clinic", "Eastside Clinic") that say different things. A row whose
+ * columns all say the same ("Closed" under every site) answers for every site it names.
+ */
+function differsBy(row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): boolean {
+  const columns = new Set<string>();
+  let headed = 0;
+  for (const cell of row ?? []) {
+    if (mentionedEntities(cell.header, assistant)[type]?.length !== 1) continue;
+    headed += 1;
+    columns.add(sameValue(cell.value));
+  }
+  return headed > 1 && columns.size > 1;
 }
 
 /**
  * Ask one focused question when the texts that would answer are about different values of an
  * entity type the question does not name, so the answer would depend on a guess: two tagged pages
- * or two rows of one table (Harbor vs Eastside), a table row with a column per value, or a
+ * or two rows of one table (Harbor vs Eastside), a table row with a column per value that says
+ * different things per value, or a
  * system-wide rule beside a rule for one site (an override: the system rule does not hold there),
  * or one site's rule alone. Candidates are the units that answer the question. A system-wide rule
  * alone, or a sentence that names every site, answers for all of them.
@@ -36,7 +55,7 @@ export function clarifyQuestion(options: {
     if ((options.mentioned[type]?.length ?? 0) > 0) continue;
     const about = top.named[type]?.length ?? 0;
     const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
-    if (!(about === 1 || (top.row && about > 1) || override)) continue;
+    if (!(about === 1 || (about > 1 && differsBy(top.row, type, options.assistant)) || override)) continue;
     // Offer the values whose own texts answer; when only the best one's does, every value: the
     // others may have rules of their own that nothing retrieved states, so one site's rule is not
     // the answer for a question that names none.
