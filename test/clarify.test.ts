@@ -39,6 +39,11 @@ describe('clarification', () => {
     expect(clarifyQuestion({ candidates: [row('Closed', 'Closed'), systemWide], mentioned: {}, assistant })).toBeNull();
   });
 
+  it('asks when a row of a per-site table names another site in passing', () => {
+    const perSite = { named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
+    expect(clarifyQuestion({ candidates: [perSite], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
+  });
+
   it('does not ask when the question names the clinic', () => {
     const mentioned = mentionedEntities(normalizeQuestion('What are the harbor clinic hours?').normalized, assistant);
     expect(mentioned).toEqual({ clinic: ['harbor'] });

@@ -19,19 +19,14 @@ export interface ClarifyCandidate {
 const sameValue = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 /**
- * Whether a table row states the rule per value of an entity type: two or more columns headed by
- * one value each ("Harbor Clinic", "Eastside Clinic") that say different things. A row whose
- * columns all say the same ("Closed" under every site) answers for every site it names.
+ * A table row that says the same thing in two or more columns headed by one value of an entity
+ * type each ("Closed" under "Harbor Clinic" and under "Eastside Clinic"): it answers for every
+ * value it names. Any other row naming several values states the rule per value (a column each, or
+ * a row of a per-site table that mentions another site in passing).
  */
-function differsBy(row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): boolean {
-  const columns = new Set<string>();
-  let headed = 0;
-  for (const cell of row ?? []) {
-    if (mentionedEntities(cell.header, assistant)[type]?.length !== 1) continue;
-    headed += 1;
-    columns.add(sameValue(cell.value));
-  }
-  return headed > 1 && columns.size > 1;
+function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): boolean {
+  const columns = (row ?? []).filter((cell) => mentionedEntities(cell.header, assistant)[type]?.length === 1).map((cell) => sameValue(cell.value));
+  return columns.length > 1 && new Set(columns).size === 1;
 }
 
 /**
@@ -55,7 +50,7 @@ export function clarifyQuestion(options: {
     if ((options.mentioned[type]?.length ?? 0) > 0) continue;
     const about = top.named[type]?.length ?? 0;
     const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
-    if (!(about === 1 || (about > 1 && differsBy(top.row, type, options.assistant)) || override)) continue;
+    if (!(about === 1 || (about > 1 && top.row !== null && !sameUnderEvery(top.row, type, options.assistant)) || override)) continue;
     // Offer the values whose own texts answer; when only the best one's does, every value: the
     // others may have rules of their own that nothing retrieved states, so one site's rule is not
     // the answer for a question that names none.
