@@ -7,17 +7,9 @@ export const SCOPE_CLASSES = ['admin', 'clinical', 'emergency', 'crisis'] as con
 export type ScopeClass = (typeof SCOPE_CLASSES)[number];
 export type ScopeScores = Readonly<Record<ScopeClass, number>>;
 
-/**
- * What the classifier reads beside a whole message, as it was trained to: `long`, the sentences and
- * word windows of a message over 32 words; `clauses`, also every message's clauses (it was trained
- * with the clauses of administrative messages as administrative).
- */
-export type ScopeReading = 'long' | 'clauses';
-
 /** A learned message classifier. Identity fields and thresholds go into every trace. */
 export interface ScopeClassifier {
   readonly modelId: string;
-  readonly reads: ScopeReading;
   /** sha256 of the manifest, which pins every file of the model and the thresholds. */
   readonly sha256: string;
   readonly thresholds: { readonly urgent: number; readonly clinical: number };
@@ -28,7 +20,6 @@ export interface ScopeClassifier {
 const ManifestSchema = ModelManifestSchema.extend({
   classes: z.array(z.enum(SCOPE_CLASSES)).length(SCOPE_CLASSES.length),
   thresholds: z.object({ urgent: z.number().min(0).max(1), clinical: z.number().min(0).max(1) }),
-  reads: z.enum(['long', 'clauses']).default('long'),
 });
 
 /**
@@ -49,7 +40,6 @@ export async function loadScopeClassifier(options: PinnedModelFolder & SessionPl
     modelId: model.manifest.model_id,
     sha256: model.sha256,
     thresholds: model.manifest.thresholds,
-    reads: model.manifest.reads,
     async classify(texts) {
       const probabilities = await model.probabilities(texts);
       return probabilities.map((p) => {

@@ -1,6 +1,6 @@
 import type { ScopeDecision } from '../domain/index.js';
 import { splitSentences } from '../text/index.js';
-import type { ScopeClassifier, ScopeReading, ScopeScores } from './classifier.js';
+import type { ScopeClassifier, ScopeScores } from './classifier.js';
 import type { SafetyFloor, UrgentClass } from './floor.js';
 import type { LanguageIdentifier } from './language.js';
 
@@ -8,39 +8,20 @@ import type { LanguageIdentifier } from './language.js';
 const WINDOW = 32;
 const STRIDE = 24;
 
-/** A text's words in windows of WINDOW, STRIDE apart. */
-const windowsOf = (words: readonly string[]): string[] => {
+/**
+ * What is classified beside the whole message: nothing for a short message (a sentence fragment
+ * out of context misleads the head more than it helps), and for a long one its sentences and word
+ * windows, so a crisis line buried in a long message is read on its own.
+ */
+export function segmentsOf(text: string): string[] {
+  if (text.split(' ').length <= WINDOW) return [];
   const out: string[] = [];
-  for (let i = 0; i < words.length; i += STRIDE) out.push(words.slice(i, i + WINDOW).join(' '));
+  for (const sentence of splitSentences(text)) {
+    const words = sentence.split(' ');
+    if (words.length <= WINDOW) out.push(sentence);
+    else for (let i = 0; i < words.length; i += STRIDE) out.push(words.slice(i, i + WINDOW).join(' '));
+  }
   return out;
-};
-
-/**
- * A message's clauses: its pieces between sentence ends, semicolons and commas, whatever case
- * follows (questions arrive lower-cased, "got the rope. anyway i need a form"), those of three words
- * or more; none when the message is one clause.
- */
-export function clausesOf(text: string): string[] {
-  const clauses = text
-    .split(/(?<=[.!?;,])\s+/u)
-    .map((c) => c.trim())
-    .filter((c) => c.split(' ').length >= 3);
-  return clauses.length > 1 ? clauses : [];
-}
-
-/**
- * What is classified beside the whole message, as the model was trained to read it. `long`: nothing
- * for a short message (a sentence fragment out of context misleads a head trained on whole messages
- * more than it helps), and for a long one its sentences and word windows, so a crisis line buried in
- * a long message is read on its own. `clauses`: every message's clauses, and windows of a long one.
- */
-export function segmentsOf(text: string, reads: ScopeReading = 'long'): string[] {
-  const long = text.split(' ').length > WINDOW;
-  const pieces = reads === 'clauses' ? clausesOf(text) : long ? splitSentences(text) : [];
-  return (pieces.length === 0 && long ? [text] : pieces).flatMap((piece) => {
-    const words = piece.split(' ');
-    return words.length <= WINDOW ? [piece] : windowsOf(words);
-  });
 }
 
 export interface ScopeRouter {
@@ -67,7 +48,7 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
   const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
   return {
     async route({ text, unredacted }) {
-      const all = await classifier.classify([text, ...segmentsOf(text, classifier.reads)]);
+      const all = await classifier.classify([text, ...segmentsOf(text)]);
       const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
       const top = all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole);
       const reading = language?.identify(text);

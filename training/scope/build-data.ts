@@ -4,7 +4,7 @@
  * data.ts), normalized exactly as the product normalizes a question, split 80/20 by a hash of the
  * base message so every variant stays on its base's side.
  *
- *   npx tsx training/scope/build-data.ts OUT.jsonl [--with FILE]... [--attach-admin] [--clauses]
+ *   npx tsx training/scope/build-data.ts OUT.jsonl [--with FILE]... [--attach-admin]
  *
  * --with adds a data file outside data/ (same naming rules), a labelled message set (YAML, as
  * evaluate.ts reads it) or a `class<TAB>message` file of any class (.tsv); each row records its
@@ -13,23 +13,19 @@
  * message would leak into validation, and the thresholds stay calibrated on the English messages.
  * --attach-admin gives every message one more variant: an administrative message of the training
  * split attached before or after it (see attach in data.ts), keeping the message's class.
- * --clauses adds the clauses of every administrative message, as the product's router splits them
- * (clausesOf), as administrative rows of their message's split, marked `clause`: a model trained so
- * reads every message's clauses (finetune.py --reads clauses). Clauses of the other classes are not
- * added: which clause of an urgent message holds the risk is not labelled.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { normalizeQuestion } from '../../src/policy/index.js';
-import { clausesOf, SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
+import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
 import { attach, augment, mulberry32, readLines, splitByHash } from './data.js';
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { with: { type: 'string', multiple: true, default: [] }, 'attach-admin': { type: 'boolean', default: false }, clauses: { type: 'boolean', default: false } } });
+const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { with: { type: 'string', multiple: true, default: [] }, 'attach-admin': { type: 'boolean', default: false } } });
 const out = positionals[0];
 if (out === undefined) {
-  console.error('usage: build-data.ts OUT.jsonl [--with FILE]... [--attach-admin] [--clauses]');
+  console.error('usage: build-data.ts OUT.jsonl [--with FILE]... [--attach-admin]');
   process.exit(2);
 }
 const here = (p: string): string => new URL(p, import.meta.url).pathname;
@@ -83,9 +79,5 @@ const variantsOf = (text: string): string[] => {
 const rows = [...train.map((r) => ({ ...r, split: 'train' })), ...validation.map((r) => ({ ...r, split: 'validation' }))].flatMap((r) =>
   variantsOf(r.text).map((variant) => ({ text: normalizeQuestion(variant).normalized, label: r.label, split: r.split, base: r.text, source: r.source })),
 );
-const clauseRows = args.clauses
-  ? rows.filter((r) => r.label === 'admin' && r.text === normalizeQuestion(r.base).normalized).flatMap((r) => clausesOf(r.text).map((text) => ({ ...r, text, clause: true })))
-  : [];
-const all = [...rows, ...clauseRows];
-writeFileSync(out, `${all.map((r) => JSON.stringify(r)).join('\n')}\n`);
-console.log(`${base.length} base messages (${train.length} train, ${validation.length} validation) -> ${all.length} rows (${clauseRows.length} clauses) in ${out}`);
+writeFileSync(out, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+console.log(`${base.length} base messages (${train.length} train, ${validation.length} validation) -> ${rows.length} rows in ${out}`);

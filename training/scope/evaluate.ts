@@ -57,7 +57,6 @@ function averageOf(first: ScopeClassifier, rest: readonly ScopeClassifier[]): Sc
     modelId: members.map((m) => m.modelId).join('+'),
     sha256: members.map((m) => m.sha256.slice(0, 12)).join('+'),
     thresholds: first.thresholds,
-    reads: first.reads,
     async classify(texts) {
       const each = await Promise.all(members.map((m) => m.classify(texts)));
       return texts.map((_, i) => Object.fromEntries(SCOPE_CLASSES.map((c) => [c, each.reduce((sum, scores) => sum + (scores[i]?.[c] ?? 0), 0) / members.length])) as Record<ScopeClass, number>);

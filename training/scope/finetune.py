@@ -34,7 +34,6 @@ def main():
     ap.add_argument("--variants", type=int, default=0, help="per epoch, this many random variants of each training message (0: all of them)")
     ap.add_argument("--source-cap", type=int, default=0, help="per epoch, at most this many messages of any one source (0: no cap)")
     ap.add_argument("--boost", action="append", default=[], help="SOURCE_PREFIX=N: messages of these sources give N variants per epoch")
-    ap.add_argument("--reads", choices=["long", "clauses"], default="long", help="what the router reads beside a whole message (manifest `reads`); clauses: train with build-data.ts --clauses")
     ap.add_argument("--val-probs", help="write the validation rows with the int8 model's probabilities here (JSON lines)")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -97,15 +96,13 @@ def main():
             for r, q in zip(val, p):
                 f.write(json.dumps({**r, "p": [round(float(x), 6) for x in q]}) + "\n")
     admin = p[[l == "admin" for l in labels]]
-    # The router reads clauses for the urgent decision only; clinical advice is read on the whole message.
-    whole_admin = p[[l == "admin" and not r.get("clause") for l, r in zip(labels, val)]]
 
     def lowest_allowing(scores, share=0.01):
         s = np.sort(scores)[::-1]
         return math.ceil((s[int(len(s) * share)] + 1e-6) * 100) / 100
 
     urgent = min(0.5, lowest_allowing(admin[:, 2] + admin[:, 3]))
-    clinical = lowest_allowing(whole_admin[:, 1])
+    clinical = lowest_allowing(admin[:, 1])
     thresholds = {"urgent": urgent, "clinical": clinical}
 
     def route(row):
@@ -132,7 +129,6 @@ def main():
         "base": BASES[args.base][2],
         "classes": CLASSES,
         "thresholds": thresholds,
-        **({"reads": args.reads} if args.reads != "long" else {}),
         "max_length": args.max_length,
         "data": {"sha256": sha256(args.data), "train_rows": len(train_rows), "validation_rows": len(val)},
         "training": {"layers": model.config.num_hidden_layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "seconds": seconds},
