@@ -1,8 +1,10 @@
+import Holidays from 'date-holidays';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
 import { askedPeriods, dayExclusion, periodExclusion } from '../src/policy/index.js';
+import { US_HOLIDAY_NAMES } from '../src/policy/period.js';
 import { demoRuntime } from './helpers.js';
 
 const TODAY = '2026-12-03' as IsoDate;
@@ -48,6 +50,12 @@ describe('periods a question asks about', () => {
 });
 
 describe('holidays and the table rows about a day', () => {
+  it('knows every holiday name the calendar gives, from its data alone (the rule engine loads only to date one)', () => {
+    const calendar = new Holidays('US');
+    const given = new Set([2025, 2026, 2027, 2028].flatMap((year) => calendar.getHolidays(year).map((h) => h.name)).filter((name) => !name.includes('substitute')));
+    expect(new Set(US_HOLIDAY_NAMES)).toEqual(given);
+  });
+
   const of = (q: string) => askedPeriods(q, TODAY).map(({ from, to }) => [from, to]);
   const row = (text: string) => ({ kind: 'row' as const, text, start: 0, end: text.length });
 

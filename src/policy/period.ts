@@ -1,5 +1,7 @@
 import * as chrono from 'chrono-node';
-import Holidays from 'date-holidays';
+import type Holidays from 'date-holidays';
+import { data as holidayData } from 'date-holidays/data';
+import { createRequire } from 'node:module';
 import type { IsoDate, LabeledPassage, RevisionMeta, SourceId } from '../domain/index.js';
 import type { Unit } from '../cite/index.js';
 import { askingSentences } from '../text/index.js';
@@ -89,8 +91,20 @@ function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
  * a trailing "Day" may be left out only where people do ("christmas", "thanksgiving", "new
  * years", "mlk"), not where the word alone means something else ("labor", "memorial"). Longer
  * names first, so "christmas eve" is not Christmas.
+ *
+ * The names come from the calendar's data; its rule engine (a tenth of a cold `ask`) is loaded
+ * only when a question names a holiday, to date it.
  */
-const calendar = new Holidays('US');
+const US = holidayData.holidays.US;
+/** Each United States holiday's name as the calendar gives it: in the first of the country's languages ("en-us", "en") the name has. */
+export const US_HOLIDAY_NAMES: readonly string[] = Object.values(US?.days ?? {}).flatMap((day) => {
+  const names = day.name ?? (day._name === undefined ? undefined : holidayData.names[day._name]?.name);
+  const name = (US?.langs ?? []).map((lang) => names?.[lang]).find((n) => n !== undefined);
+  return name === undefined ? [] : [name];
+});
+const load = createRequire(import.meta.url);
+let calendar: Holidays | undefined;
+const usCalendar = (): Holidays => (calendar ??= new (load('date-holidays') as typeof Holidays)('US'));
 const holidayKey = (name: string): string => name.toLowerCase().replace(/['’.]|\bjr\b/gu, '').replace(/\s+/gu, ' ').trim();
 const SAID_WITHOUT_DAY = new Set(['christmas', 'thanksgiving', 'new years', 'martin luther king', 'juneteenth', 'independence']);
 /** What people call a holiday, as the calendar's name (keyed). */
@@ -107,8 +121,7 @@ interface HolidayName {
   /** The name as it may be said, with "the day after" or "the day before" in front if so. */
   readonly said: RegExp;
 }
-const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(calendar.getHolidays(2026).map((h) => holidayKey(h.name)))]
-  .filter((key) => !key.includes('substitute'))
+const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(US_HOLIDAY_NAMES.map(holidayKey))]
   .map((key) => {
     // The key without a trailing "day", which may or must follow.
     const core = key.replace(/ day$/u, '');
@@ -122,7 +135,7 @@ const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(calendar.getHolidays(2
 const holidaysOfYear = new Map<number, ReadonlyMap<string, IsoDate>>();
 function holidayDate(key: string, year: number): IsoDate | undefined {
   let dates = holidaysOfYear.get(year);
-  if (dates === undefined) holidaysOfYear.set(year, (dates = new Map(calendar.getHolidays(year).map((h) => [holidayKey(h.name), h.date.slice(0, 10)]))));
+  if (dates === undefined) holidaysOfYear.set(year, (dates = new Map(usCalendar().getHolidays(year).map((h) => [holidayKey(h.name), h.date.slice(0, 10)]))));
   return dates.get(key);
 }
 
