@@ -1,7 +1,8 @@
 /**
  * Trace appends per second on SQLite and PostgreSQL with 1, 8 and 32 concurrent writers, each
  * writer its own process (separate connections, as separate service instances would be), all
- * extending one hash chain. Prints a table and writes bench/results/trace-appends.json.
+ * extending one hash chain; and one process with 32 appends in flight (one service under load,
+ * where group commit batches them). Prints a table and writes bench/results/trace-appends.json.
  * Run: npx tsx bench/trace-appends.ts   (PostgreSQL when CITETRACE_TEST_PG=postgres://... is set)
  * bench/scale.ts imports measureAppends.
  */
@@ -16,6 +17,7 @@ import { createPostgresTraceStore, createSqliteTraceStore, type TraceStore } fro
 
 const SECONDS = 5;
 const WRITERS = [1, 8, 32];
+const IN_FLIGHT = 32;
 
 
 const open = (target: string, schema?: string): Promise<TraceStore> =>
@@ -36,25 +38,30 @@ if (process.argv[2] === 'writer') {
   const until = Date.now() + SECONDS * 1000;
   let n = 0;
   let busy = 0;
-  while (Date.now() < until) {
-    try {
-      await store.append(sampleTrace());
-      n += 1;
-    } catch {
-      busy += 1;
-    }
-  }
+  const inFlight = Number(process.argv[5] ?? 1);
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (Date.now() < until) {
+        try {
+          await store.append(sampleTrace());
+          n += 1;
+        } catch {
+          busy += 1;
+        }
+      }
+    }),
+  );
   await store.close();
   process.send?.({ n, busy });
   process.exit(0);
 }
 
-/** Appends per second with `writers` processes extending one chain in `target` (SQLite file or postgres URL). */
-export async function measureAppends(target: string, writers: number, schema = ''): Promise<number> {
+/** Appends per second with `writers` processes, each keeping `inFlight` appends in flight, extending one chain in `target` (SQLite file or postgres URL). */
+export async function measureAppends(target: string, writers: number, schema = '', inFlight = 1): Promise<number> {
   const counts = await Promise.all(
     Array.from({ length: writers }, () =>
       new Promise<{ n: number; busy: number }>((resolve, reject) => {
-        const child = fork(fileURLToPath(import.meta.url), ['writer', target, schema], { execArgv: ['--import', 'tsx'] });
+        const child = fork(fileURLToPath(import.meta.url), ['writer', target, schema, String(inFlight)], { execArgv: ['--import', 'tsx'] });
         child.on('message', (m) => {
           resolve(m as { n: number; busy: number });
         });
@@ -83,23 +90,25 @@ export async function measureSqliteAppends(writers: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const results: { store: string; writers: number; appends_per_second: number }[] = [];
+  const results: { store: string; writers: number; in_flight: number; appends_per_second: number }[] = [];
+  /** Process count and appends in flight per process: the writers as separate instances, then one loaded instance. */
+  const runs = [...WRITERS.map((writers) => [writers, 1] as const), [1, IN_FLIGHT] as const];
   const dir = await mkdtemp(path.join(os.tmpdir(), 'citetrace-appends-'));
   try {
-    for (const writers of WRITERS) {
-      const file = path.join(dir, `traces-${writers}.sqlite`);
+    for (const [writers, inFlight] of runs) {
+      const file = path.join(dir, `traces-${writers}-${inFlight}.sqlite`);
       await (await open(file)).close();
-      results.push({ store: 'sqlite (WAL, synchronous=FULL)', writers, appends_per_second: Math.round(await measureAppends(file, writers)) });
+      results.push({ store: 'sqlite (WAL, synchronous=FULL)', writers, in_flight: inFlight, appends_per_second: Math.round(await measureAppends(file, writers, '', inFlight)) });
     }
     const url = process.env.CITETRACE_TEST_PG;
     if (url !== undefined) {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
-      for (const writers of WRITERS) {
-        const schema = `bench_${writers}_${Date.now()}`;
+      for (const [writers, inFlight] of runs) {
+        const schema = `bench_${writers}_${inFlight}_${Date.now()}`;
         await admin.query(`CREATE SCHEMA ${schema}`);
         await (await open(url, schema)).close();
-        results.push({ store: 'postgresql (synchronous_commit=on)', writers, appends_per_second: Math.round(await measureAppends(url, writers, schema)) });
+        results.push({ store: 'postgresql (synchronous_commit=on)', writers, in_flight: inFlight, appends_per_second: Math.round(await measureAppends(url, writers, schema, inFlight)) });
         await admin.query(`DROP SCHEMA ${schema} CASCADE`);
       }
       await admin.end();
@@ -108,7 +117,7 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`trace appends per second (${SECONDS} s per run, one hash chain, ${os.cpus().length} cores)`);
-  for (const r of results) console.log(`  ${r.store.padEnd(36)} ${String(r.writers).padStart(2)} writer(s)  ${String(r.appends_per_second).padStart(6)} /s`);
+  for (const r of results) console.log(`  ${r.store.padEnd(36)} ${String(r.writers).padStart(2)} process(es) x ${String(r.in_flight).padStart(2)} in flight  ${String(r.appends_per_second).padStart(6)} /s`);
   const out = fileURLToPath(new URL('./results/', import.meta.url));
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, 'trace-appends.json'), `${JSON.stringify(results, null, 2)}\n`);

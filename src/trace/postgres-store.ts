@@ -2,7 +2,7 @@ import { TraceSchema, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import { roleFindings } from './postgres-roles.js';
 import { connectionConfig, migratePostgres, schemaFindings, type Connection } from './postgres-schema.js';
-import { columnsOf, purgeFromRow, storedFromRow, type OutcomeCount, type PurgeRow, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, purgeFromRow, storedFromRow, type OutcomeCount, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /** Serializes appenders across every instance sharing the database: one linear chain, no forks. */
 const CHAIN_LOCK = 0x63697465; // "cite"
@@ -12,10 +12,23 @@ const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
 const COLUMNS = `seq, body, body_sha256, prev_hash, hash, trace_id::text AS trace_id, outcome, reason, role, as_of::text AS as_of,
   ${iso('created_at')} AS created_at`;
 
+/** At most this many traces share one transaction. */
+const MAX_BATCH = 256;
+
+interface Waiting {
+  readonly trace: StoredTrace['trace'];
+  readonly resolve: (stored: StoredTrace) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
  * PostgreSQL trace store (`pg`), shared by several service instances. Appends take a transaction-
  * scoped advisory lock, read the chain head and insert in one transaction; `append` resolves
  * after COMMIT, which with the default synchronous_commit=on is flushed to the WAL on disk.
+ * Group commit: the appends that arrive while a commit is in flight are committed together in the
+ * next transaction (one WAL flush for all of them), each chained to the one before it, none
+ * acknowledged before its COMMIT returns; a batch that fails is retried one trace at a time, so
+ * one bad trace fails alone.
  */
 export async function createPostgresTraceStore(options: Connection & { readonly migrate?: boolean }): Promise<TraceStore> {
   // `pg` loads when a PostgreSQL store is opened, not whenever the trace module is imported.
@@ -29,34 +42,75 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
   }
   const redacted = options.url.replace(/\/\/[^@/]*@/u, '//***@');
 
-  return {
-    id: `${redacted}${options.schema ? `#${options.schema}` : ''}`,
-    async append(trace) {
-      const parsed = TraceSchema.safeParse(trace);
-      if (!parsed.success) throw wrapError('STORE_FAILURE', 'trace append failed', parsed.error);
-      const body = canonicalJson(parsed.data);
-      const bodySha256 = bodyDigest(body);
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
-        const head = (await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1')).rows[0];
-        const seq = head === undefined ? 1 : Number(head.seq) + 1;
-        const prevHash = head?.hash ?? GENESIS_HASH;
+  /** One transaction: the chain head under the lock, then each trace chained to the one before. */
+  const appendAll = async (traces: readonly StoredTrace['trace'][]): Promise<StoredTrace[]> => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
+      const head = (await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM traces ORDER BY seq DESC LIMIT 1')).rows[0];
+      let seq = head === undefined ? 0 : Number(head.seq);
+      let prevHash = head?.hash ?? GENESIS_HASH;
+      const stored: StoredTrace[] = [];
+      for (const t of traces) {
+        const body = canonicalJson(t);
+        const bodySha256 = bodyDigest(body);
         const hash = chainHash(prevHash, bodySha256);
-        const t = parsed.data;
+        seq += 1;
         await client.query(
           'INSERT INTO traces (seq, trace_id, created_at, outcome, reason, role, as_of, body, body_sha256, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)',
           [seq, t.trace_id, t.created_at, t.outcome, t.reason, t.role, t.as_of, body, bodySha256, prevHash, hash],
         );
-        await client.query('COMMIT');
-        return { seq, trace: t, body, bodySha256, prevHash, hash, columns: columnsOf(t), purged: false };
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw wrapError('STORE_FAILURE', 'trace append failed', error);
-      } finally {
-        client.release();
+        stored.push({ seq, trace: t, body, bodySha256, prevHash, hash, columns: columnsOf(t), purged: false });
+        prevHash = hash;
       }
+      await client.query('COMMIT');
+      return stored;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  let waiting: Waiting[] = [];
+  let committing = false;
+  /** The commit loop running or last run: `close` waits for it, so no acknowledged append is cut off. */
+  let drained: Promise<void> = Promise.resolve();
+  const commitWaiting = async (): Promise<void> => {
+    committing = true;
+    while (waiting.length > 0) {
+      const batch = waiting.slice(0, MAX_BATCH);
+      waiting = waiting.slice(batch.length);
+      try {
+        const stored = await appendAll(batch.map((w) => w.trace));
+        batch.forEach((w, i) => {
+          w.resolve(stored[i] as StoredTrace);
+        });
+      } catch (error) {
+        if (batch.length === 1) batch[0]?.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
+        else
+          for (const w of batch) {
+            try {
+              w.resolve((await appendAll([w.trace]))[0] as StoredTrace);
+            } catch (alone) {
+              w.reject(wrapError('STORE_FAILURE', 'trace append failed', alone));
+            }
+          }
+      }
+    }
+    committing = false;
+  };
+
+  return {
+    id: `${redacted}${options.schema ? `#${options.schema}` : ''}`,
+    append(trace) {
+      const parsed = TraceSchema.safeParse(trace);
+      if (!parsed.success) return Promise.reject(wrapError('STORE_FAILURE', 'trace append failed', parsed.error));
+      return new Promise<StoredTrace>((resolve, reject) => {
+        waiting.push({ trace: parsed.data, resolve, reject });
+        if (!committing) drained = commitWaiting();
+      });
     },
     async get(traceId) {
       if (!/^[0-9a-f-]{36}$/iu.test(traceId)) return null;
@@ -107,6 +161,7 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       return (await pool.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit])).rows.map(storedFromRow);
     },
     async close() {
+      await drained;
       await pool.end();
     },
   };
