@@ -1,5 +1,5 @@
 export { answers, judgeSupport, type JudgedUnit, type SupportDecision } from './judged.js';
-export { flaggedSpans, judgeText, passageUnits, type Unit } from './units.js';
+export { flaggedSpans, judgeText, passageUnits, type RowCell, type Unit } from './units.js';
 export type { FlaggedSpan } from './flagged.js';
 export { checkLabels, parseLabeledSentences, stripLabels, type LabelCheck, type LabeledSentence } from './labels.js';
 export { SUPPORT_THRESHOLD, supportScore } from './support.js';

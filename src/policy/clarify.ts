@@ -1,3 +1,4 @@
+import type { RowCell } from '../cite/index.js';
 import type { AssistantConfig, EntityMentions } from '../domain/index.js';
 import { entityLabel, mentionedEntities } from './entities.js';
 
@@ -11,7 +12,7 @@ export interface ClarifyCandidate {
   /** Entity values the answering text names or its revision is tagged with, per type. */
   readonly named: EntityMentions;
   /** A table row's cells under their headers (null for any other unit): a column per site may state the rule per site. */
-  readonly row: readonly { readonly header: string; readonly value: string }[] | null;
+  readonly row: readonly RowCell[] | null;
   /** How surely the passage answers the question (the judge's best score among its units). */
   readonly score: number;
 }

@@ -1,5 +1,6 @@
-import { TraceSchema, wrapError } from '../domain/index.js';
+import { wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
+import { groupCommit } from './group-commit.js';
 import { roleFindings } from './postgres-roles.js';
 import { connectionConfig, migratePostgres, schemaFindings, type Connection } from './postgres-schema.js';
 import { columnsOf, purgeFromRow, storedFromRow, type OutcomeCount, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
@@ -12,23 +13,11 @@ const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
 const COLUMNS = `seq, body, body_sha256, prev_hash, hash, trace_id::text AS trace_id, outcome, reason, role, as_of::text AS as_of,
   ${iso('created_at')} AS created_at`;
 
-/** At most this many traces share one transaction. */
-const MAX_BATCH = 256;
-
-interface Waiting {
-  readonly trace: StoredTrace['trace'];
-  readonly resolve: (stored: StoredTrace) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 /**
  * PostgreSQL trace store (`pg`), shared by several service instances. Appends take a transaction-
  * scoped advisory lock, read the chain head and insert in one transaction; `append` resolves
  * after COMMIT, which with the default synchronous_commit=on is flushed to the WAL on disk.
- * Group commit: the appends that arrive while a commit is in flight are committed together in the
- * next transaction (one WAL flush for all of them), each chained to the one before it, none
- * acknowledged before its COMMIT returns; a batch that fails is retried one trace at a time, so
- * one bad trace fails alone.
+ * Appends are group-committed (`groupCommit`): one transaction, one WAL flush, for all that wait.
  */
 export async function createPostgresTraceStore(options: Connection & { readonly migrate?: boolean }): Promise<TraceStore> {
   // `pg` loads when a PostgreSQL store is opened, not whenever the trace module is imported.
@@ -73,45 +62,11 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       client.release();
     }
   };
-  let waiting: Waiting[] = [];
-  let committing = false;
-  /** The commit loop running or last run: `close` waits for it, so no acknowledged append is cut off. */
-  let drained: Promise<void> = Promise.resolve();
-  const commitWaiting = async (): Promise<void> => {
-    committing = true;
-    while (waiting.length > 0) {
-      const batch = waiting.slice(0, MAX_BATCH);
-      waiting = waiting.slice(batch.length);
-      try {
-        const stored = await appendAll(batch.map((w) => w.trace));
-        batch.forEach((w, i) => {
-          w.resolve(stored[i] as StoredTrace);
-        });
-      } catch (error) {
-        if (batch.length === 1) batch[0]?.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
-        else
-          for (const w of batch) {
-            try {
-              w.resolve((await appendAll([w.trace]))[0] as StoredTrace);
-            } catch (alone) {
-              w.reject(wrapError('STORE_FAILURE', 'trace append failed', alone));
-            }
-          }
-      }
-    }
-    committing = false;
-  };
+  const appends = groupCommit(appendAll);
 
   return {
     id: `${redacted}${options.schema ? `#${options.schema}` : ''}`,
-    append(trace) {
-      const parsed = TraceSchema.safeParse(trace);
-      if (!parsed.success) return Promise.reject(wrapError('STORE_FAILURE', 'trace append failed', parsed.error));
-      return new Promise<StoredTrace>((resolve, reject) => {
-        waiting.push({ trace: parsed.data, resolve, reject });
-        if (!committing) drained = commitWaiting();
-      });
-    },
+    append: appends.append,
     async get(traceId) {
       if (!/^[0-9a-f-]{36}$/iu.test(traceId)) return null;
       const row = (await pool.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE trace_id = $1`, [traceId])).rows[0];
@@ -161,7 +116,7 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       return (await pool.query<TraceRow>(`SELECT ${COLUMNS} FROM traces WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit])).rows.map(storedFromRow);
     },
     async close() {
-      await drained;
+      await appends.drained();
       await pool.end();
     },
   };

@@ -2,8 +2,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { CitetraceError, TraceSchema, wrapError } from '../domain/index.js';
+import { CitetraceError, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
+import { groupCommit } from './group-commit.js';
 import { columnsOf, purgeFromRow, storedFromRow, tombstoneOf, tombstonesDigest, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
@@ -213,36 +214,7 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
     return { seq: Number(info.lastInsertRowid), trace, body, bodySha256, prevHash, hash, columns: columnsOf(trace), purged: false };
   };
   const appendAll = db.transaction((traces: readonly StoredTrace['trace'][]) => traces.map(appendOne));
-  /**
-   * Group commit: appends that arrive in the same turn of the event loop are committed in one
-   * transaction, so one fsync covers them all; each is still chained to the one before it, and
-   * none is acknowledged before that commit returns. A batch that fails is retried one trace at a
-   * time, so one bad trace fails alone.
-   */
-  let waiting: { readonly trace: StoredTrace['trace']; readonly resolve: (stored: StoredTrace) => void; readonly reject: (error: unknown) => void }[] = [];
-  const commitWaiting = (): void => {
-    const batch = waiting;
-    waiting = [];
-    if (batch.length === 0) return;
-    try {
-      const stored = appendAll.immediate(batch.map((w) => w.trace));
-      batch.forEach((w, i) => {
-        w.resolve(stored[i] as StoredTrace);
-      });
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
-        return;
-      }
-      for (const w of batch) {
-        try {
-          w.resolve((appendAll.immediate([w.trace]))[0] as StoredTrace);
-        } catch (alone) {
-          w.reject(wrapError('STORE_FAILURE', 'trace append failed', alone));
-        }
-      }
-    }
-  };
+  const appends = groupCommit((traces) => appendAll.immediate(traces));
   /** Reads fail as a rejected promise (a STORE_FAILURE naming the cause), never as a throw. */
   const read = <T>(what: string, work: () => T): Promise<T> => {
     try {
@@ -254,18 +226,7 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
 
   return {
     id: `sqlite:${path.resolve(options.file)}`,
-    append(trace) {
-      let parsed: StoredTrace['trace'];
-      try {
-        parsed = TraceSchema.parse(trace);
-      } catch (error) {
-        return Promise.reject(wrapError('STORE_FAILURE', 'trace append failed', error));
-      }
-      return new Promise<StoredTrace>((resolve, reject) => {
-        waiting.push({ trace: parsed, resolve, reject });
-        if (waiting.length === 1) setImmediate(commitWaiting);
-      });
-    },
+    append: appends.append,
     get(traceId) {
       return read('a trace', () => {
         const row = byId().get(traceId);
@@ -319,11 +280,10 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
     scan({ afterSeq, limit }) {
       return read('traces', () => scanRows().all(afterSeq, limit).map(storedFromRow));
     },
-    close() {
-      commitWaiting();
+    async close() {
+      await appends.drained();
       db.close();
       if (snapshot !== null) rmSync(snapshot.dir, { recursive: true, force: true });
-      return Promise.resolve();
     },
   };
 }
