@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../src/index-store/index.js';
 import { ingestRepository, parsePolicyFile, readAssistantConfig } from '../src/ingest/index.js';
-import { deploymentNames, policyNames } from '../src/policy/index.js';
+import { deploymentNames, policyNames, properNames } from '../src/policy/index.js';
 import { createRedactor } from '../src/trace/index.js';
 import { CLOCK, copyCorpus, DEMO_CORPUS, hashEmbedder, tempDir } from './helpers.js';
 
@@ -45,6 +45,14 @@ describe('redaction: the audit\'s leaks', () => {
     }
     // A patient beside a provider is still removed.
     expect(redact("I'm Maria Gonzalez, can I see Dr. Anita Okafor?")).toBe("I'm [NAME], can I see Dr. Anita Okafor?");
+  });
+
+  it("keeps what the policies call their services and places, in running text", () => {
+    const body = 'Ruta Verde is our free ride van. Call the Ruta Verde line at 555-0186; it does not go to Kessling Valley Regional.\n\n## Parking And Transport\n';
+    expect(properNames([{ body }])).toEqual(['Kessling Valley Regional', 'Ruta Verde']);
+    const redact = createRedactor(properNames([{ body }]));
+    for (const q of ['Does the Ruta Verde van stop at the clinic?', 'Can Ruta Verde take me to Kessling Valley Regional?']) expect(redact(q).text).toBe(q);
+    expect(redact("I'm Maria Gonzalez, can Ruta Verde pick me up?").text).toBe("I'm [NAME], can Ruta Verde pick me up?");
   });
 
   it('leaves ordinary questions alone', async () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CitetraceError, type Passage, type Revision, type RevisionId, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
-import { policyNames } from '../policy/index.js';
+import { policyNames, properNames } from '../policy/index.js';
 import { commitIngest, locate, readManifest, openPolicyIndex, type EmbeddedPassage, type IndexAt } from '../index-store/index.js';
 import { chunkRevision, searchTextOf } from './chunk.js';
 import type { FileProblem } from './parse.js';
@@ -107,7 +107,9 @@ export async function ingestRepository(options: IngestOptions): Promise<IngestRe
       options.onProgress?.(`embedded ${count} passages of ${revisions}/${fresh.length} new revisions`);
     }),
     present,
-    names: [...new Set([...(previous?.names ?? []), ...policyNames(previous?.names === undefined ? scan.revisions : fresh)])].sort(),
+    // People need the tagger, so only new revisions are read for them; proper names are read from every revision, so an index
+    // committed before they were kept gains them at its next commit.
+    names: [...new Set([...(previous?.names ?? []), ...policyNames(previous?.names === undefined ? scan.revisions : fresh), ...properNames(scan.revisions)])].sort(),
     now: options.now,
   });
   return {

@@ -4,4 +4,4 @@ export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, routingMessage } from './messages.js';
 export { INJECTION_MODEL, isInstruction, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
 export { askedPeriods, dayExclusion, periodExclusion, type AskedPeriod } from './period.js';
-export { policyNames } from './names.js';
+export { policyNames, properNames } from './names.js';

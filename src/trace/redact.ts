@@ -193,14 +193,18 @@ export function redact(text: string, keep: readonly string[] = []): Redaction {
 
 function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction {
   const counts: Partial<Record<IdentifierType, number>> = {};
-  const hidden = hide(text);
-  let out = hidden.text;
+  // Structured identifiers first, in the text as written: a house number before a street the
+  // policies name ("101 Birch Lane") is the patient's address. The kept names are hidden from the
+  // name passes only.
+  let structured = text;
   for (const [type, pattern] of PATTERNS) {
-    out = out.replace(pattern, (match) => {
+    structured = structured.replace(pattern, (match) => {
       counts[type] = (counts[type] ?? 0) + 1;
       return placeholder(type, match);
     });
   }
+  const hidden = hide(structured);
+  let out = hidden.text;
   out = replaceSpans(out, birthDateSpans(taggedTerms(out)), 'DOB', counts);
   out = replaceSpans(out, lowerCaseNameSpans(out, taggedTerms(out)), 'NAME', counts);
   for (const cue of NAME_CUES) {
