@@ -57,7 +57,7 @@ describe('redaction: the audit\'s leaks', () => {
 
   it('leaves ordinary questions alone', async () => {
     const redact = await redactor();
-    for (const q of ['can physical therapy book a visit?', 'can my husband book a visit?', 'this is about my bill', "i'm new here, can I book?", 'can flu shots be given at Eastside?', 'Does the Wharf Street Garage validate parking?', 'Is the lab open at 7 am?']) {
+    for (const q of ['Is there a heart doctor who comes out to Eastside?', 'contractions every 5 min, first baby. do we go in now?', 'i use a walker - is there an elevator?', 'can physical therapy book a visit?', 'can my husband book a visit?', 'this is about my bill', "i'm new here, can I book?", 'can flu shots be given at Eastside?', 'Does the Wharf Street Garage validate parking?', 'Is the lab open at 7 am?']) {
       expect(redact(q)).toBe(q);
     }
   });

@@ -191,6 +191,12 @@ export function redact(text: string, keep: readonly string[] = []): Redaction {
   return createRedactor(keep)(text);
 }
 
+/** A word the tagger's lexicon lists as a name, or does not list: of a lower-case run ("doctor who", "first baby"), only these may be a person's. */
+const nameOrUnknown = (w: { readonly normal: string }): boolean => {
+  const known = LEXICON[w.normal];
+  return known === undefined || NAME_TAGS.has(known);
+};
+
 function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction {
   const counts: Partial<Record<IdentifierType, number>> = {};
   // Structured identifiers first, in the text as written: a house number before a street the
@@ -218,14 +224,14 @@ function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction
   // The tagger's single lower-case or sentence-initial words ("bill", "Grace period") are too often ordinary words, unless
   // its lexicon knows the word only as a man's or woman's first name ("its jake", "emma"), or a word that introduces a
   // person stands before it ("my son nick", "this is sue").
-  const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string; terms: { tags: string[] }[] }[])
-    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.trim(), tags: new Set(p.terms.flatMap((t) => t.tags)) }))
+  const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string; terms: { tags: string[]; normal: string }[] }[])
+    .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.replace(/[\s,.;:!?–—-]+$/u, '').trim(), tags: new Set(p.terms.flatMap((t) => t.tags)), words: p.terms }))
     .filter((p) => !/\[[A-Z_]+\]|\uE000/u.test(p.text) && !common(p.text))
     // "Martin Luther King Jr. Day", "Columbus Day": a name before "Day" is a holiday, not a person.
     .filter((p) => !/^[\s.]*(?:jr\.?\s*)?day\b/iu.test(out.slice(p.end)))
     .filter(
       (p) =>
-        p.text.includes(' ') ||
+        (p.text.includes(' ') && (/\p{Lu}/u.test(p.text) || p.words.some(nameOrUnknown))) ||
         (/^\p{Lu}/u.test(p.text) && !/(?:^|[.!?]\s*)$/u.test(out.slice(0, p.start))) ||
         (/^\p{Ll}/u.test(p.text) && lowerCaseName(p, out.slice(Math.max(0, p.start - 40), p.start))),
     )
