@@ -48,10 +48,10 @@ describe('redaction: the audit\'s leaks', () => {
   });
 
   it("keeps what the policies call their services and places, in running text", () => {
-    const body = 'Ruta Verde is our free ride van. Call the Ruta Verde line at 555-0186; it does not go to Kessling Valley Regional.\n\n## Parking And Transport\n';
-    expect(properNames([{ body }])).toEqual(['Kessling Valley Regional', 'Ruta Verde']);
+    const body = 'Ruta Verde is our free ride van. Call the Ruta Verde line at 555-0186; it does not go to Kessling Valley Regional. Book it in LanternLink.\n\n## Parking And Transport\n';
+    expect(properNames([{ body }])).toEqual(['Kessling Valley Regional', 'LanternLink', 'Ruta Verde']);
     const redact = createRedactor(properNames([{ body }]));
-    for (const q of ['Does the Ruta Verde van stop at the clinic?', 'Can Ruta Verde take me to Kessling Valley Regional?']) expect(redact(q).text).toBe(q);
+    for (const q of ['Does the Ruta Verde van stop at the clinic?', 'Can Ruta Verde take me to Kessling Valley Regional?', "How do I get proxy access to my husband's LanternLink account?"]) expect(redact(q).text).toBe(q);
     expect(redact("I'm Maria Gonzalez, can Ruta Verde pick me up?").text).toBe("I'm [NAME], can Ruta Verde pick me up?");
   });
 

@@ -36,12 +36,15 @@ export function policyNames(revisions: Iterable<Pick<Revision, 'title' | 'body'>
   return [...names].sort();
 }
 
-/** Two or more capitalized words after a lower-case word on the same line: a name in running text, not a sentence's or a heading's first words. */
-const NAME_IN_TEXT = /(?<=(?<![\p{L}'’-])\p{Ll}[\p{L}'’-]*[,;:]? )\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)+/gu;
+/**
+ * Two or more capitalized words after a lower-case word on the same line (a name in running text,
+ * not a sentence's or a heading's first words), or one word with a capital inside ("TideLink").
+ */
+const NAME_IN_TEXT = /(?<=(?<![\p{L}'’-])\p{Ll}[\p{L}'’-]*[,;:]? )\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)+|(?<![\p{L}'’-])\p{Lu}\p{Ll}+\p{Lu}\p{L}*/gu;
 
 /**
- * What the policies call their own services, places and programmes ("call the Ruta Verde line",
- * "go to Kessling Valley Regional"): names a patient asks about, which the redactor must not read
+ * What the policies call their own services, places, programmes and portals ("call the Ruta Verde
+ * line", "go to Kessling Valley Regional", "in LanternLink"): names a patient asks about, which the redactor must not read
  * as the patient's. A regular expression over the text, cheap enough to run over every revision at
  * each ingest. Sorted, distinct.
  */
