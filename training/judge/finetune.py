@@ -69,6 +69,10 @@ def main():
     ap.add_argument("--reuse-export", action="store_true")
     ap.add_argument("--listwise", type=float, default=0.0,
                     help="weight of a per-question loss that ranks the answering unit above the other units read for the same question")
+    ap.add_argument("--then", help="second-stage pairs (JSONL, train split): read after the first stage, from its weights")
+    ap.add_argument("--then-epochs", type=int, default=1)
+    ap.add_argument("--then-lr", type=float, default=1e-5)
+    ap.add_argument("--checkpoint", help="first-stage weights: loaded when this file exists and was trained on the same data and options, else written")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     random.seed(args.seed)
@@ -90,11 +94,28 @@ def main():
     # Re-scoring an exported model (--reuse-export) keeps the training time its manifest recorded.
     seconds = json.loads((out / "manifest.json").read_text())["training"]["seconds"] if args.reuse_export and (out / "manifest.json").exists() else None
     if not args.reuse_export:
-        counts = Counter(r["label"] for r in split["train"])
-        weights = torch.tensor([len(split["train"]) / (2 * counts[c]) for c in [0, 1]], dtype=torch.float)
-        grouped = {"epoch_batches": question_batches(split["train"], args.batch), "extra_loss": listwise_loss(args.listwise)} if args.listwise > 0 else {}
-        seconds = train(model, split["train"], encode, lambda b: [r["label"] for r in b], epochs=args.epochs, lr=args.lr,
-                        batch=args.batch, rng=rng, class_weights=weights, length=length, **grouped)
+        def stage(train_rows, epochs, lr):
+            counts = Counter(r["label"] for r in train_rows)
+            weights = torch.tensor([len(train_rows) / (2 * counts[c]) for c in [0, 1]], dtype=torch.float)
+            grouped = {"epoch_batches": question_batches(train_rows, args.batch), "extra_loss": listwise_loss(args.listwise)} if args.listwise > 0 else {}
+            return train(model, train_rows, encode, lambda b: [r["label"] for r in b], epochs=epochs, lr=lr,
+                         batch=args.batch, rng=rng, class_weights=weights, length=length, **grouped)
+        # A checkpoint is reused only for the data and options it was trained with.
+        key = {"data": sha256(args.data), "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "layers": args.layers,
+               "seed": args.seed, "listwise": args.listwise, "max_length": args.max_length}
+        saved = torch.load(args.checkpoint) if args.checkpoint and os.path.exists(args.checkpoint) else None
+        if saved is not None and saved["key"] == key:
+            model.load_state_dict(saved["state"])
+            seconds = saved["seconds"]
+            print(f"first stage from {args.checkpoint}")
+        else:
+            seconds = stage(split["train"], args.epochs, args.lr)
+            if args.checkpoint:
+                torch.save({"key": key, "state": model.state_dict(), "seconds": seconds}, args.checkpoint)
+        if args.then:
+            second = [json.loads(l) for l in open(args.then, encoding="utf-8") if l.strip()]
+            print({"second stage": len(second)})
+            seconds += stage(second, args.then_epochs, args.then_lr)
         export(model, encode(split["validation"][:2]), out)
 
     sess = int8_session(out)
@@ -152,8 +173,10 @@ def main():
         "threshold": threshold,
         "max_length": args.max_length,
         "input": "question [SEP] judgeText(page title, headings, unit) (src/cite/units.ts)",
-        "data": {"sha256": sha256(args.data), **{f"{s}_pairs": len(v) for s, v in split.items()}},
-        "training": {"layers": args.layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "listwise": args.listwise, "seconds": seconds},
+        "data": {"sha256": sha256(args.data), **{f"{s}_pairs": len(v) for s, v in split.items()},
+                 **({"second_stage": {"sha256": sha256(args.then), "pairs": sum(1 for l in open(args.then, encoding="utf-8") if l.strip())}} if args.then else {})},
+        "training": {"layers": args.layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "listwise": args.listwise, "seconds": seconds,
+                     **({"second_stage": {"epochs": args.then_epochs, "lr": args.then_lr}} if args.then else {})},
         "heldout": {"systems": sorted({r["system"] for r in split["heldout"]}), "at_threshold": heldout, "curve": curve, "by_kind": kinds},
     })
     print(f"wrote {out}; model_quantized.onnx sha256 {manifest['files']['model_quantized.onnx']}")

@@ -39,5 +39,23 @@ for n in ${CASE_SETS:-2 3 4}; do
   npx tsx training/judge/from-cases.ts "$index" "test/fixtures/blind-system-$n/cases.yaml" "dev-blind-$n" train "$pairs"
 done
 npx tsx training/judge/from-cases.ts "$sawtooth" test/fixtures/blind-system-1/cases.yaml dev-sawtooth validation "$pairs"
-"$python" training/judge/finetune.py --data "$pairs" --minilm "$work" --out "$out" --epochs 2 --max-length 128 --lr 5e-5 --listwise 1.0 "$@"
+# STAGE2_SETS="5 6 …": a second stage, from the first stage's weights (kept in $work/judge-stage1.pt
+# and reused while its data and options are unchanged) at a lower learning rate (finetune.py
+# --then-lr), reads those sets' cases (at most STAGE2_NEGATIVES_PER_CASE negatives from other pages
+# each, default 8) and the demo case files once more, so the traps stay in view.
+stage2=()
+if [ -n "${STAGE2_SETS:-}" ]; then
+  then_pairs="$work/judge-pairs-stage2.jsonl"
+  cp "$demo_pairs" "$then_pairs"
+  for n in $STAGE2_SETS; do
+    index="$work/index-blind-$n"
+    rm -rf "$index"
+    npx citetrace --data "$index" --init ingest "test/fixtures/blind-system-$n/corpus" > /dev/null
+    CASE_NEGATIVES=other-pages CASE_NEGATIVES_PER_CASE="${STAGE2_NEGATIVES_PER_CASE:-8}" \
+      npx tsx training/judge/from-cases.ts "$index" "test/fixtures/blind-system-$n/cases.yaml" "dev-blind-$n" train "$then_pairs"
+  done
+  stage2=(--then "$then_pairs")
+fi
+"$python" training/judge/finetune.py --data "$pairs" --minilm "$work" --out "$out" --epochs 2 --max-length 128 --lr 5e-5 --listwise 1.0 \
+  --checkpoint "$work/judge-stage1.pt" "${stage2[@]}" "$@"
 sha256sum "$out/manifest.json"
