@@ -83,6 +83,10 @@ describe('holidays and the table rows about a day', () => {
     ]);
     expect(of('cinderhorn hours on the fourth of july next summer?')).toContainEqual(['2027-07-04', '2027-07-04']);
     expect(of('cinderhorn hours on the fourth of july next summer?')).not.toContainEqual(['2026-07-04', '2026-07-04']);
+    // A year said after the name is that holiday's year, whatever is nearest.
+    expect(of("what are fenwick street's hours on new year's eve 2027? planning ahead")).toEqual([['2027-12-31', '2027-12-31']]);
+    expect(of('were you open christmas of 2025?')).toContainEqual(['2025-12-25', '2025-12-25']);
+    expect(of('open the day after thanksgiving 2027?')).toEqual([['2027-11-26', '2027-11-26']]);
     // Words that are holidays only with "day": labor and delivery is a unit, not Labor Day.
     expect(of('is labor and delivery open at night?')).toEqual([]);
   });

@@ -118,7 +118,7 @@ const ALIASES: readonly (readonly [RegExp, string])[] = [
 ];
 interface HolidayName {
   readonly key: string;
-  /** The name as it may be said, with "the day after" or "the day before" in front if so. */
+  /** The name as it may be said, with "the day after" or "the day before" in front and a year after it if so. */
   readonly said: RegExp;
 }
 const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(US_HOLIDAY_NAMES.map(holidayKey))]
@@ -126,7 +126,8 @@ const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(US_HOLIDAY_NAMES.map(h
     // The key without a trailing "day", which may or must follow.
     const core = key.replace(/ day$/u, '');
     const day = SAID_WITHOUT_DAY.has(core) ? '(?: day)?' : core === key ? '' : ' day';
-    return { key, core, said: new RegExp(String.raw`(?:\b(?:the )?day (after|before) )?\b${core}${day}\b`, 'gu') };
+    // A year right after the name dates it ("new year's eve 2027", "christmas of 2027").
+    return { key, core, said: new RegExp(String.raw`(?:\b(?:the )?day (after|before) )?\b${core}${day}\b(?:,? (?:of |in )?((?:19|20)\d{2})\b)?`, 'gu') };
   })
   .sort((a, b) => b.core.length - a.core.length)
   .map(({ key, said }) => ({ key, said }));
@@ -144,8 +145,9 @@ const shiftDays = (day: IsoDate, days: number): IsoDate => new Date(Date.parse(`
 /**
  * Holidays named in a text ("on christmas eve", "the day after christmas", "MLK day"): the one
  * within another period the text names ("the fourth of july next summer", "the day after
- * Thanksgiving last year"), else the nearest one to `asOf`, past or ahead ("was it open the day
- * after Thanksgiving?" a week after it; "christmas" in December).
+ * Thanksgiving last year") or of the year said after it ("christmas 2027"), else the nearest one
+ * to `asOf`, past or ahead ("was it open the day after Thanksgiving?" a week after it; "christmas"
+ * in December).
  */
 function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPeriod[]): AskedPeriod[] {
   let rest = ALIASES.reduce((t, [pattern, key]) => t.replace(pattern, key), holidayKey(text));
@@ -155,9 +157,9 @@ function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPerio
   const inside = (day: IsoDate): boolean => within.some((p) => p.from <= day && day <= p.to);
   const years = [...new Set([now - 1, now, now + 1, ...within.flatMap((p) => [Number(p.from.slice(0, 4)), Number(p.to.slice(0, 4))])])];
   for (const { key, said: pattern } of HOLIDAY_NAMES) {
-    rest = rest.replace(pattern, (said: string, relation?: string) => {
+    rest = rest.replace(pattern, (said: string, relation?: string, year?: string) => {
       const shift = relation === 'after' ? 1 : relation === 'before' ? -1 : 0;
-      const days = years
+      const days = (year === undefined ? years : [Number(year)])
         .flatMap((y) => {
           const day = holidayDate(key, y);
           return day === undefined ? [] : [shiftDays(day, shift)];
