@@ -28,8 +28,7 @@ export const ManifestSchema = z.object({
   /**
    * People the policies name (providers, staff contacts) and their proper names (services,
    * places: src/policy/names.ts), from every revision ingested so far: the redactor keeps them as
-   * it keeps assistant.yaml's names. Absent in indexes
-   * committed before they were kept.
+   * it keeps assistant.yaml's names. Absent in indexes committed before they were kept.
    */
   names: z.array(z.string()).optional(),
 });

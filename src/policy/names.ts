@@ -44,9 +44,9 @@ const NAME_IN_TEXT = /(?<=(?<![\p{L}'’-])\p{Ll}[\p{L}'’-]*[,;:]? )\p{Lu}[\p{
 
 /**
  * What the policies call their own services, places, programmes and portals ("call the Ruta Verde
- * line", "go to Kessling Valley Regional", "in LanternLink"): names a patient asks about, which the redactor must not read
- * as the patient's. A regular expression over the text, cheap enough to run over every revision at
- * each ingest. Sorted, distinct.
+ * line", "go to Kessling Valley Regional", "in LanternLink"): names a patient asks about, which the
+ * redactor must not read as the patient's. A regular expression over the text, cheap enough to run
+ * over every revision at each ingest. Sorted, distinct.
  */
 export function properNames(revisions: Iterable<Pick<Revision, 'body'>>): string[] {
   const names = new Set<string>();

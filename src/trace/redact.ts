@@ -78,11 +78,15 @@ const NAME_TAGS: ReadonlySet<string> = new Set(['FirstName', 'LastName', 'MaleNa
 /** Tags of words that never begin or continue a person's name in a sentence. */
 const NOT_NAME_TAGS = ['Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Adjective', 'Value', 'Date', 'QuestionWord', 'Possessive', 'Copula', 'Modal', 'Auxiliary', 'Negative', 'Adverb', 'Plural', 'Acronym'];
 
-/** A word, in any case, the tagger's lexicon does not know as an ordinary word: unknown, or known only as a name. */
-const unknownWord = (w: TaggedTerm): boolean => {
+/** A word the tagger's lexicon lists as a name, or does not list: of a lower-case run ("doctor who", "first baby"), only these may be a person's. */
+const nameOrUnknown = (w: { readonly normal: string }): boolean => {
   const known = LEXICON[w.normal];
-  return /^\p{L}[\p{L}'’-]+$/u.test(w.text.replace(/[,.;:!?]+$/u, '')) && (known === undefined || NAME_TAGS.has(known)) && !NOT_NAME_TAGS.some((tag) => w.tags.has(tag));
+  return known === undefined || NAME_TAGS.has(known);
 };
+
+/** A word, in any case, the tagger's lexicon does not know as an ordinary word: unknown, or known only as a name. */
+const unknownWord = (w: TaggedTerm): boolean =>
+  /^\p{L}[\p{L}'’-]+$/u.test(w.text.replace(/[,.;:!?]+$/u, '')) && nameOrUnknown(w) && !NOT_NAME_TAGS.some((tag) => w.tags.has(tag));
 
 /** Words that introduce the person who writes or is written about ("i'm", "this is", "my name is", "my son"). */
 const INTRO_BEFORE = new RegExp(String.raw`(?:\b(?:i'?m|i am|this is|it'?s|its|name is|name's|named|called|(?:my|our|his|her) ${RELATION}(?:'s)?,?))\s*$`, 'iu');
@@ -190,12 +194,6 @@ export function createRedactor(keep: readonly string[]): (text: string) => Redac
 export function redact(text: string, keep: readonly string[] = []): Redaction {
   return createRedactor(keep)(text);
 }
-
-/** A word the tagger's lexicon lists as a name, or does not list: of a lower-case run ("doctor who", "first baby"), only these may be a person's. */
-const nameOrUnknown = (w: { readonly normal: string }): boolean => {
-  const known = LEXICON[w.normal];
-  return known === undefined || NAME_TAGS.has(known);
-};
 
 function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction {
   const counts: Partial<Record<IdentifierType, number>> = {};

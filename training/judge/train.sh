@@ -32,12 +32,15 @@ for _ in $(seq "${DEMO_PASSES:-1}"); do cat "$demo_pairs" >> "$pairs"; done
 # River) is the validation split. The shipped v7 read sets 2-4; the next candidate is meant to read
 # CASE_SETS="2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 19 20" (17 and 18 kept out to compare judges on
 # whole cases): 29,367 training pairs, about 3,700 steps per epoch, 45+ minutes per epoch on 2 idle cores.
-for n in ${CASE_SETS:-2 3 4}; do
-  index="$work/index-blind-$n"
+# set_pairs N FILE: retired blind set N ingested on its own, its cases' pairs appended to FILE (the
+# CASE_NEGATIVES options in the environment apply).
+set_pairs() {
+  local index="$work/index-blind-$1"
   rm -rf "$index"
-  npx citetrace --data "$index" --init ingest "test/fixtures/blind-system-$n/corpus" > /dev/null
-  npx tsx training/judge/from-cases.ts "$index" "test/fixtures/blind-system-$n/cases.yaml" "dev-blind-$n" train "$pairs"
-done
+  npx citetrace --data "$index" --init ingest "test/fixtures/blind-system-$1/corpus" > /dev/null
+  npx tsx training/judge/from-cases.ts "$index" "test/fixtures/blind-system-$1/cases.yaml" "dev-blind-$1" train "$2"
+}
+for n in ${CASE_SETS:-2 3 4}; do set_pairs "$n" "$pairs"; done
 npx tsx training/judge/from-cases.ts "$sawtooth" test/fixtures/blind-system-1/cases.yaml dev-sawtooth validation "$pairs"
 # STAGE2_SETS="5 6 …": a second stage, from the first stage's weights (kept in $work/judge-stage1.pt
 # and reused while its data and options are unchanged) at a lower learning rate (finetune.py
@@ -48,11 +51,7 @@ if [ -n "${STAGE2_SETS:-}" ]; then
   then_pairs="$work/judge-pairs-stage2.jsonl"
   cp "$demo_pairs" "$then_pairs"
   for n in $STAGE2_SETS; do
-    index="$work/index-blind-$n"
-    rm -rf "$index"
-    npx citetrace --data "$index" --init ingest "test/fixtures/blind-system-$n/corpus" > /dev/null
-    CASE_NEGATIVES=other-pages CASE_NEGATIVES_PER_CASE="${STAGE2_NEGATIVES_PER_CASE:-8}" \
-      npx tsx training/judge/from-cases.ts "$index" "test/fixtures/blind-system-$n/cases.yaml" "dev-blind-$n" train "$then_pairs"
+    CASE_NEGATIVES=other-pages CASE_NEGATIVES_PER_CASE="${STAGE2_NEGATIVES_PER_CASE:-8}" set_pairs "$n" "$then_pairs"
   done
   stage2=(--then "$then_pairs")
 fi
