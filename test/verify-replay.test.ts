@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayTraces, verifyTraces } from '../src/eval/index.js';
+import { compareTraces, replayTraces, verifyTraces } from '../src/eval/index.js';
 import type { Runtime } from '../src/main.js';
 import { createSqliteTraceStore } from '../src/trace/index.js';
 import { demoRuntime, tempDir } from './helpers.js';
@@ -59,6 +59,15 @@ describe('verify and replay', () => {
     const report = await replayTraces({ store: runtime.store, assistant: runtime.assistantWith({ store: scratch, k: 1, retrievalMode: 'fts' }) });
     await scratch.close();
     expect(report.differences.length).toBeGreaterThan(0);
+  });
+
+  it('replay names a changed judge bar below the k best-retrieved', async () => {
+    const before = (await runtime.store.get(ids[0] ?? ''))?.trace;
+    const decision = before?.support_decision;
+    if (before === undefined || decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged trace');
+    const after = { ...before, support_decision: { ...decision, judge: { ...decision.judge, threshold_beyond_k: 0.9 } } };
+    expect(compareTraces(before, after)).toEqual([`judge bar below the k best-retrieved ${decision.judge.threshold_beyond_k ?? ''} -> 0.9`]);
+    expect(compareTraces(before, before)).toEqual([]);
   });
 
   it('catches a stored passage copy altered behind the triggers, naming the trace', async () => {

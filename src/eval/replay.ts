@@ -23,7 +23,10 @@ const retrievedKeys = (t: Trace): string[] => t.retrieved.map((r) => `${r.source
 const citedKeys = (t: Trace): string[] => [...new Set(t.citations.map((c) => `${c.source_id}@${c.revision}`))].sort();
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions, the support judge's model. */
+/**
+ * What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions, the support
+ * judge's model (its manifest, which holds its threshold) and the bar below the k best-retrieved.
+ */
 export function compareTraces(before: Trace, after: Trace): string[] {
   const changes: string[] = [];
   if (!sameList(retrievedKeys(before), retrievedKeys(after))) changes.push('retrieved');
@@ -31,9 +34,13 @@ export function compareTraces(before: Trace, after: Trace): string[] {
     changes.push(`outcome ${before.outcome}${before.reason ? `/${before.reason}` : ''} -> ${after.outcome}${after.reason ? `/${after.reason}` : ''}`);
   }
   if (!sameList(citedKeys(before), citedKeys(after))) changes.push('cited');
-  const judgeOf = (t: Trace): string | undefined => (t.support_decision !== null && t.support_decision !== undefined && 'judge' in t.support_decision ? t.support_decision.judge.sha256 : undefined);
+  const judgeOf = (t: Trace) => (t.support_decision !== null && t.support_decision !== undefined && 'judge' in t.support_decision ? t.support_decision.judge : undefined);
   const [judgeBefore, judgeAfter] = [judgeOf(before), judgeOf(after)];
-  if (judgeBefore !== undefined && judgeAfter !== undefined && judgeBefore !== judgeAfter) changes.push(`support judge ${judgeBefore.slice(0, 12)} -> ${judgeAfter.slice(0, 12)}`);
+  if (judgeBefore !== undefined && judgeAfter !== undefined) {
+    if (judgeBefore.sha256 !== judgeAfter.sha256) changes.push(`support judge ${judgeBefore.sha256.slice(0, 12)} -> ${judgeAfter.sha256.slice(0, 12)}`);
+    const [barBefore, barAfter] = [judgeBefore.threshold_beyond_k, judgeAfter.threshold_beyond_k];
+    if (barBefore !== undefined && barAfter !== undefined && barBefore !== barAfter) changes.push(`judge bar below the k best-retrieved ${barBefore} -> ${barAfter}`);
+  }
   return changes;
 }
 
