@@ -7,6 +7,13 @@ instead of the one the unit names (related, gen-other-site), another year than t
 states (related, gen-other-period), and a misspelt copy (answers, gen-typo). Split by system:
 the held-out systems measure the judge on policy sets it never saw.
 
+Paraphrases (session 18): each system's `paraphrases.jsonl` holds, per labelled question, two
+rewrites in patients' words that ask the same thing with few of its words (written by helpers
+that read only those questions). Every labelled pair is copied under a rewrite with the same label
+(kind `para-<kind>`), so the same unit answers, or does not, however the question is worded: one
+rewrite per question (seeded) in the train split, both in validation and held-out. A rewrite keeps
+its question's split.
+
     python training/judge/build_pairs.py OUT.jsonl"""
 import json
 import random
@@ -68,22 +75,28 @@ def main():
     out = sys.argv[1]
     rng = random.Random(7)
     rows = []
+    kept = {}
     units_by_system = {}
     for system in sorted(p for p in SYSTEMS.iterdir() if (p / "pairs.jsonl").is_file()):
         pairs = [json.loads(l) for l in (system / "pairs.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
         titles = {p["page"]: title_of(system / p["page"]) for p in pairs}
         units_by_system[system.name] = sorted({(p["page"], p["unit"]) for p in pairs})
+        rewrites = paraphrases_of(system)
         for p in pairs:
-            rows.append({"system": system.name, "question": p["question"], "text": f"{titles[p['page']]}: {p['unit']}",
-                         "label": 1 if p["label"] == "answers" else 0, "kind": p["kind"], "page": p["page"],
-                         "page_system": system.name, "title": titles[p["page"]], "unit": p["unit"]})
+            row = {"system": system.name, "question": p["question"], "origin": p["question"], "text": f"{titles[p['page']]}: {p['unit']}",
+                   "label": 1 if p["label"] == "answers" else 0, "kind": p["kind"], "page": p["page"],
+                   "page_system": system.name, "title": titles[p["page"]], "unit": p["unit"]}
+            rows.append(row)
+            rows += [{**row, "question": q, "rewrite": q, "kind": f"para-{p['kind']}"} for q in rewrites.get(p["question"], [])]
+            if rewrites.get(p["question"]):
+                kept[(system.name, p["question"])] = min(rewrites[p["question"]], key=lambda q: hash_of(p["question"] + "\x00" + q))
         sites = site_names(system)
         for r in [r for r in rows if r["system"] == system.name and r["label"] == 1]:
             for kind, label, question in contrasts(r, sites, rng):
                 rows.append({**r, "question": question, "label": label, "kind": kind})
     extra = []
-    questions = sorted({(r["system"], r["question"]) for r in rows if not r["kind"].startswith("gen-")})
-    for system, question in questions:
+    questions = {(r["system"], r["question"]): r for r in rows if not r["kind"].startswith("gen-")}
+    for (system, question), asked in sorted(questions.items(), key=lambda x: x[0]):
         pages = {r["page"] for r in rows if r["system"] == system and r["question"] == question}
         own = [u for u in units_by_system[system] if u[0] not in pages]
         if own:
@@ -91,19 +104,29 @@ def main():
             page, unit = rng.choice(own)
             title = title_of(SYSTEMS / owner / page)
             extra.append({"system": system, "question": question, "text": f"{title}: {unit}", "label": 0, "kind": kind, "page": page,
-                          "page_system": owner, "title": title, "unit": unit})
+                          "page_system": owner, "title": title, "unit": unit,
+                          **{k: asked[k] for k in ("origin", "rewrite") if k in asked}})
     rows += extra
     for r in rows:
         if r["system"] in HELD_OUT:
             r["split"] = "heldout"
         else:
-            r["split"] = "validation" if (hash_of(r["question"]) < VALIDATION_SHARE) else "train"
+            r["split"] = "validation" if (hash_of(r["origin"]) < VALIDATION_SHARE) else "train"
+    rows = [r for r in rows if r["split"] != "train" or r.get("rewrite", kept.get((r["system"], r["origin"]))) == kept.get((r["system"], r["origin"]))]
     with open(out, "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
     for split in ["train", "validation", "heldout"]:
         s = [r for r in rows if r["split"] == split]
         print(f"{split}: {len(s)} pairs, {sum(r['label'] for r in s)} answer")
+
+
+def paraphrases_of(system):
+    """question -> its rewrites, from the system's paraphrases.jsonl (none when the file is absent)."""
+    path = system / "paraphrases.jsonl"
+    if not path.is_file():
+        return {}
+    return {x["q"]: x["p"] for x in (json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip())}
 
 
 def hash_of(text):
