@@ -7,14 +7,15 @@ instead of the one the unit names (related, gen-other-site), another year than t
 states (related, gen-other-period), and a misspelt copy (answers, gen-typo). Split by system:
 the held-out systems measure the judge on policy sets it never saw.
 
-Paraphrases (session 18): each system's `paraphrases.jsonl` holds, per labelled question, two
-rewrites in patients' words that ask the same thing with few of its words (written by helpers
-that read only those questions). Every labelled pair is copied under a rewrite with the same label
-(kind `para-<kind>`), so the same unit answers, or does not, however the question is worded: one
-rewrite per question (seeded) in the train split, both in validation and held-out. A rewrite keeps
-its question's split.
+Paraphrases (session 18, `--paraphrases`; candidate v13, not shipped): each system's
+`paraphrases.jsonl` holds, per labelled question, two rewrites in patients' words that ask the same
+thing with few of its words (written by helpers that read only those questions). Every labelled
+pair is copied under a rewrite with the same label (kind `para-<kind>`), so the same unit answers,
+or does not, however the question is worded: one rewrite per question (chosen by a hash) in the
+train split, both in validation and held-out. A rewrite, and every pair made from it, keeps its
+question's split. Without the option the output is what it was before.
 
-    python training/judge/build_pairs.py OUT.jsonl"""
+    python training/judge/build_pairs.py OUT.jsonl [--paraphrases]"""
 import json
 import random
 import re
@@ -81,13 +82,13 @@ def main():
         pairs = [json.loads(l) for l in (system / "pairs.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
         titles = {p["page"]: title_of(system / p["page"]) for p in pairs}
         units_by_system[system.name] = sorted({(p["page"], p["unit"]) for p in pairs})
-        rewrites = paraphrases_of(system)
+        rewrites = paraphrases_of(system) if "--paraphrases" in sys.argv[2:] else {}
         for p in pairs:
-            row = {"system": system.name, "question": p["question"], "origin": p["question"], "text": f"{titles[p['page']]}: {p['unit']}",
+            row = {"system": system.name, "question": p["question"], "text": f"{titles[p['page']]}: {p['unit']}",
                    "label": 1 if p["label"] == "answers" else 0, "kind": p["kind"], "page": p["page"],
                    "page_system": system.name, "title": titles[p["page"]], "unit": p["unit"]}
             rows.append(row)
-            rows += [{**row, "question": q, "rewrite": q, "kind": f"para-{p['kind']}"} for q in rewrites.get(p["question"], [])]
+            rows += [{**row, "question": q, "origin": p["question"], "rewrite": q, "kind": f"para-{p['kind']}"} for q in rewrites.get(p["question"], [])]
             if rewrites.get(p["question"]):
                 kept[(system.name, p["question"])] = min(rewrites[p["question"]], key=lambda q: hash_of(p["question"] + "\x00" + q))
         sites = site_names(system)
@@ -111,8 +112,8 @@ def main():
         if r["system"] in HELD_OUT:
             r["split"] = "heldout"
         else:
-            r["split"] = "validation" if (hash_of(r["origin"]) < VALIDATION_SHARE) else "train"
-    rows = [r for r in rows if r["split"] != "train" or r.get("rewrite", kept.get((r["system"], r["origin"]))) == kept.get((r["system"], r["origin"]))]
+            r["split"] = "validation" if (hash_of(r.get("origin", r["question"])) < VALIDATION_SHARE) else "train"
+    rows = [r for r in rows if r["split"] != "train" or "rewrite" not in r or r["rewrite"] == kept[(r["system"], r["origin"])]]
     with open(out, "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")

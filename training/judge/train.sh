@@ -13,7 +13,9 @@ cd "$(dirname "$0")/../.."
 source training/setup.sh
 out="${OUT:-models/judge}"
 pairs="$work/judge-pairs.jsonl"
-"$python" training/judge/build_pairs.py "$pairs"
+# PARAPHRASES=1: every labelled question also under its two rewrites in patients' words (candidate
+# v13, session 18; not the shipped judge).
+"$python" training/judge/build_pairs.py "$pairs" ${PARAPHRASES:+--paraphrases}
 npx tsx training/judge/contextualize.ts "$pairs" training/judge/systems
 demo="$work/index-demo"; sawtooth="$work/index-sawtooth"
 rm -rf "$demo" "$sawtooth"
