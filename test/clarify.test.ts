@@ -8,11 +8,12 @@ const assistant: AssistantConfig = {
   appointment_channel: 'call 555-0142',
   entities: { clinic: { harbor: ['Harbor Clinic', 'Harbor'], eastside: ['Eastside Clinic', 'Eastside'] } },
 };
-const harbor = { named: { clinic: ['harbor'] }, row: null, score: 0.9 };
-const eastside = { named: { clinic: ['eastside'] }, row: null, score: 0.7 };
-const systemWide = { named: {}, row: null, score: 0.95 };
-const bothClinics = { named: { clinic: ['harbor', 'eastside'] }, row: null, score: 0.95 };
+const harbor = { label: 'S1', named: { clinic: ['harbor'] }, row: null, score: 0.9 };
+const eastside = { label: 'S2', named: { clinic: ['eastside'] }, row: null, score: 0.7 };
+const systemWide = { label: 'S3', named: {}, row: null, score: 0.95 };
+const bothClinics = { label: 'S4', named: { clinic: ['harbor', 'eastside'] }, row: null, score: 0.95 };
 const row = (harborSays: string, eastsideSays: string) => ({
+  label: 'S5',
   named: { clinic: ['harbor', 'eastside'] },
   row: [
     { header: 'Date', value: 'Thursday, December 24' },
@@ -28,10 +29,12 @@ describe('clarification', () => {
     const c = clarifyQuestion({ candidates: [eastside, harbor], mentioned: {}, assistant });
     expect(c?.question).toBe('Which clinic do you mean: Harbor Clinic or Eastside Clinic?');
     expect(c?.options).toEqual(['harbor', 'eastside']);
+    // The trace's detail says why, and which passages show it, best first.
+    expect(c).toMatchObject({ ground: 'sites differ', evidence: ['S1', 'S2'] });
   });
 
   it('asks which clinic when the best answer is a table row with a column per clinic', () => {
-    expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
+    expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, assistant })).toMatchObject({ options: ['harbor', 'eastside'], ground: 'a row per site', evidence: ['S5'] });
   });
 
   it('does not ask when a table row says the same under every clinic\'s column: it answers for all of them', () => {
@@ -40,7 +43,7 @@ describe('clarification', () => {
   });
 
   it('asks when a row of a per-site table names another site in passing', () => {
-    const perSite = { named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
+    const perSite = { label: 'S6', named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
     expect(clarifyQuestion({ candidates: [perSite], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
   });
 
@@ -51,13 +54,21 @@ describe('clarification', () => {
   });
 
   it('asks which clinic, offering every clinic, when a system-wide rule answers beside one clinic\'s own rule (an override)', () => {
-    for (const candidates of [[systemWide, harbor], [systemWide, harbor, eastside]]) {
-      expect(clarifyQuestion({ candidates, mentioned: {}, assistant })?.question).toBe('Which clinic do you mean: Harbor Clinic or Eastside Clinic?');
+    const cases = [
+      [[systemWide, harbor], ['S3', 'S1']],
+      [[eastside, systemWide, harbor], ['S3', 'S1', 'S2']],
+    ] as const;
+    for (const [candidates, evidence] of cases) {
+      expect(clarifyQuestion({ candidates, mentioned: {}, assistant })).toMatchObject({
+        question: 'Which clinic do you mean: Harbor Clinic or Eastside Clinic?',
+        ground: 'an override',
+        evidence,
+      });
     }
   });
 
   it('asks which clinic, offering every clinic, when only one clinic\'s own rule answers: the other may have its own', () => {
-    expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })?.options).toEqual(['harbor', 'eastside']);
+    expect(clarifyQuestion({ candidates: [harbor], mentioned: {}, assistant })).toMatchObject({ options: ['harbor', 'eastside'], ground: 'one site alone', evidence: ['S1'] });
   });
 
   it('does not ask when a system-wide rule or a sentence naming every clinic answers alone, or the deployment has one clinic', () => {

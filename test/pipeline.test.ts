@@ -138,6 +138,13 @@ describe('the pipeline, outcome by outcome', () => {
     const trace = await ask('What are the clinic hours on Saturday?');
     expect([trace.outcome, trace.reason]).toEqual(['clarify', 'UNDERSPECIFIED']);
     expect(trace.answer).toMatch(/^Which clinic do you mean: .*Harbor Clinic.*Eastside Clinic|^Which clinic do you mean: .*Eastside Clinic.*Harbor Clinic/u);
+    // The detail says why, naming retrieved passages whose units the judge found answering.
+    const [, ground, labels] = /^leading passages differ by clinic \((sites differ|a row per site|an override|one site alone): ([^)]+)\): /u.exec(trace.detail ?? '') ?? [];
+    expect(ground, trace.detail ?? '').toBeDefined();
+    const decision = trace.support_decision;
+    if (decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged support decision');
+    const answering = new Set(trace.retrieved.filter((r) => (r.judged ?? 0) >= decision.judge.threshold).map((r) => r.label));
+    for (const label of (labels ?? '').split(', ')) expect(answering.has(label), label).toBe(true);
     const named = await ask('When is Eastside Clinic open?');
     expect(named.outcome).toBe('answer');
     expect(named.retrieved.every((r) => !r.source_id.startsWith('harbor') && !r.source_id.startsWith('northgate'))).toBe(true);

@@ -281,7 +281,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
         const clarification = clarifyQuestion({
-          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
+          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
           mentioned,
           assistant: deps.assistant,
         });
@@ -292,7 +292,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             answer: clarification.question,
             sentences: [],
             citations: [],
-            detail: `leading passages differ by ${clarification.entityType}: ${clarification.options.join(', ')}`,
+            detail: `leading passages differ by ${clarification.entityType} (${clarification.ground}: ${clarification.evidence.join(', ')}): ${clarification.options.join(', ')}`,
             rejected: [],
             generation: null,
           };

@@ -2,13 +2,25 @@ import type { RowCell } from '../cite/index.js';
 import type { AssistantConfig, EntityMentions } from '../domain/index.js';
 import { entityLabel, mentionedEntities } from './entities.js';
 
+/** Why the answer would depend on a guess (the trace's detail names it, with the passages that show it). */
+export type ClarifyGround =
+  | 'sites differ' // answering texts about two or more values
+  | 'a row per site' // a table row with a column per value that says different things
+  | 'an override' // a system-wide rule beside one value's own rule
+  | 'one site alone'; // one value's own rule, and nothing for the others
+
 export interface Clarification {
   readonly entityType: string;
   readonly options: readonly string[];
   readonly question: string;
+  readonly ground: ClarifyGround;
+  /** Labels of the answering passages that show it, best first: those about a value (and, for an override, the system-wide ones). */
+  readonly evidence: readonly string[];
 }
 
 export interface ClarifyCandidate {
+  /** The passage label of the answering unit ("S3"). */
+  readonly label: string;
   /** Entity values the answering text names or its revision is tagged with, per type. */
   readonly named: EntityMentions;
   /** A table row's cells under their headers (null for any other unit): a column per site may state the rule per site. */
@@ -60,7 +72,9 @@ export function clarifyQuestion(options: {
     if (all.length < 2) continue;
     const labels = all.map((value) => entityLabel(options.assistant, type, value));
     const list = labels.length === 2 ? labels.join(' or ') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1) ?? ''}`;
-    return { entityType: type, options: all, question: `Which ${type} do you mean: ${list}?` };
+    const ground: ClarifyGround = override ? 'an override' : about > 1 ? 'a row per site' : answering.length > 1 ? 'sites differ' : 'one site alone';
+    const evidence = [...new Set(ranked.filter((c) => override || (c.named[type]?.length ?? 0) > 0).map((c) => c.label))];
+    return { entityType: type, options: all, question: `Which ${type} do you mean: ${list}?`, ground, evidence };
   }
   return null;
 }
