@@ -273,7 +273,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // on the topic that does not answer). Only offered passages may be cited.
         const { k, beyondKThreshold } = deps.settings;
         const offers = (p: LabeledPassage, rank: number): boolean =>
-          support.units.some((u) => u.label === p.label && answers(support, u) && (rank < k || (u.score ?? 0) >= beyondKThreshold));
+          support.addressing.has(p.label) && (rank < k || (best.get(p.label) ?? 0) >= beyondKThreshold);
         const offered = labeled.filter(offers).slice(0, k);
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
