@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runBin, tempDir } from './helpers.js';
 
@@ -27,6 +28,13 @@ describe('CLI start-up (compiled build)', () => {
     const loaded = result.stderr.split('\n').filter((line) => line.startsWith('loaded '));
     expect(loaded.some((line) => line.includes('/dist/cli/main.js'))).toBe(true);
     expect(loaded.filter((line) => HEAVY.some((name) => line.includes(name)))).toEqual([]);
+    // dist/ is bundled (scripts/build.ts): what each loaded output holds is in esbuild's metafile.
+    const meta = JSON.parse(await readFile(path.join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const files = loaded.map((line) => line.slice('loaded '.length)).map((file) => (file.startsWith('file:') ? fileURLToPath(file) : file));
+    const outputs = files.map((file) => path.relative(ROOT, file)).filter((file) => file.startsWith('dist/'));
+    const inputs = outputs.flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {}));
+    expect(inputs).toContain('src/cli/main.ts');
+    expect(inputs.filter((input) => HEAVY.some((name) => `/${input}`.includes(name)))).toEqual([]);
   });
 
   it('without dist/ the executable says so in one line and exits 1', async () => {

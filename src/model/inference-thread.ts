@@ -45,7 +45,8 @@ function typescriptWorker(): Worker {
 }
 
 function startInferenceThread(): InferenceThread {
-  const worker = import.meta.url.endsWith('.ts') ? typescriptWorker() : new Worker(new URL('./inference-worker.js', import.meta.url));
+  // From the bundle (scripts/build.ts) this code runs in a dist/chunks/ file: the worker is dist/model/inference-worker.js.
+  const worker = import.meta.url.endsWith('.ts') ? typescriptWorker() : new Worker(new URL('../model/inference-worker.js', import.meta.url));
   // The thread keeps the process alive only while it owes an answer.
   worker.unref();
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
