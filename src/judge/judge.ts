@@ -24,7 +24,7 @@ const ManifestSchema = ModelManifestSchema.extend({
 /** The shipped judge (int8 ONNX in models/judge); the manifest's hash is pinned here, every other file by the manifest. */
 export const JUDGE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/judge', import.meta.url)),
-  manifestSha256: '438fcbff49ece76704b6a3ab265f30412af679d57a63f78b2f0971e823786ae3',
+  manifestSha256: 'da90ff145298b23a3f573e80f50df7ae9f50c1eb95bc336267f4947045abc8e1',
 };
 
 export async function loadSupportJudge(options: PinnedModelFolder & SessionPlacement): Promise<SupportJudge> {

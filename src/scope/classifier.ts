@@ -29,7 +29,7 @@ const ManifestSchema = ModelManifestSchema.extend({
  */
 export const SCOPE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
-  manifestSha256: 'ab23522d600a8768e802018793e3558285fe5cbbde3f868a578157104e5ef91a',
+  manifestSha256: 'bd5e25653b6d72b5a88afc88cd02c3ed6b849672229f9ff1855213a2567b0c30',
 };
 
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */

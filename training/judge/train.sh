@@ -59,4 +59,5 @@ if [ -n "${STAGE2_SETS:-}" ]; then
 fi
 "$python" training/judge/finetune.py --data "$pairs" --minilm "$work" --out "$out" --epochs 2 --max-length 128 --lr 5e-5 --listwise 1.0 \
   --checkpoint "$work/judge-stage1.pt" "${stage2[@]}" "$@"
-sha256sum "$out/manifest.json"
+# The graph onnxruntime-node would build at every start, built once (identical scores, checked).
+npx tsx training/optimize-onnx.ts "$out"

@@ -10,4 +10,6 @@ cd "$(dirname "$0")/../.."
 source training/setup.sh
 npx tsx training/scope/build-data.ts "$work/scope-data.jsonl"
 "$python" training/scope/finetune.py --data "$work/scope-data.jsonl" --minilm "$work" --out models/scope "$@"
+# The graph onnxruntime-node would build at every start, built once (identical scores, checked).
+npx tsx training/optimize-onnx.ts models/scope
 echo "manifest sha256 (pin as SCOPE_MODEL.manifestSha256): $(sha256sum models/scope/manifest.json | cut -d' ' -f1)"
