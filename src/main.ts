@@ -251,6 +251,7 @@ export async function openRuntime(options: {
       newId: randomUUID,
       redact: (text) => redactor(text).text,
       telemetry,
+      ...(options.started === undefined ? {} : { ready: options.started.ready }),
     });
   return {
     index,

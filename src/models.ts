@@ -21,7 +21,12 @@ const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): Sessio
  * `bulk` is for ingest, which embeds passages in batches and gains from every core; answering
  * embeds one question at a time, many at once, with CITETRACE_EMBED_THREADS (default 1).
  */
-export async function createEmbedder(config: Config, onProgress?: (message: string) => void, use: 'questions' | 'bulk' = 'questions'): Promise<Embedder> {
+export async function createEmbedder(
+  config: Config,
+  onProgress?: (message: string) => void,
+  use: 'questions' | 'bulk' = 'questions',
+  onBuilding?: SessionPlacement['onBuilding'],
+): Promise<Embedder> {
   const model = await provisionModel({
     cacheDir: config.modelCacheDir,
     modelDir: config.modelDir,
@@ -32,31 +37,44 @@ export async function createEmbedder(config: Config, onProgress?: (message: stri
   // Ingest embeds in batches on every core, in this thread; questions go to the inference thread.
   return use === 'bulk'
     ? createTransformersEmbedder({ model, threads: Math.max(config.embedThreads, os.availableParallelism()) })
-    : createTransformersEmbedder({ model, ...placementOf(config) });
+    : createTransformersEmbedder({ model, ...placementOf(config), ...(onBuilding === undefined ? {} : { onBuilding }) });
 }
 
 /** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
-export const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<ScopeClassifier> =>
-  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config) });
+export const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<ScopeClassifier> =>
+  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config), ...(onBuilding === undefined ? {} : { onBuilding }) });
 
 /** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
-export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>): Promise<SupportJudge> =>
-  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config) });
+export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<SupportJudge> =>
+  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config), ...(onBuilding === undefined ? {} : { onBuilding }) });
 
 /** The question models, loading. */
 export interface QuestionModels {
+  /** Each resolves once its model's files are pinned as expected (the manifest, on this thread); its session may still be building. */
   readonly embedder: Promise<Embedder>;
   readonly classifier: Promise<ScopeClassifier>;
   readonly judge: Promise<SupportJudge>;
+  /** Settles when every session is built, or rejects with the first load failure (a model file missing or altered). */
+  readonly ready: Promise<void>;
 }
 
 /**
- * Start loading the question models now, for a runtime opened later (`openRuntime({ started })`).
- * A load that fails is reported when the runtime awaits it, or not at all when the command fails
- * first for another reason (a missing index): never as an unhandled rejection.
+ * Start loading the question models now, for a runtime opened later (`openRuntime({ started })`),
+ * which can then start on a question while the sessions build: a call to a model waits for its
+ * session, and the runtime commits no trace before `ready`. A load that fails is reported when the
+ * runtime awaits it, or not at all when the command fails first for another reason (a missing
+ * index): never as an unhandled rejection.
  */
 export function startQuestionModels(config: Config, onProgress?: (message: string) => void): QuestionModels {
-  const started = { embedder: createEmbedder(config, onProgress), classifier: loadShippedClassifier(config), judge: loadShippedJudge(config) };
-  for (const loading of Object.values(started)) loading.catch(() => undefined);
-  return started;
+  const builds: Promise<unknown>[] = [];
+  const onBuilding = (built: Promise<unknown>): void => {
+    builds.push(built);
+  };
+  const started = { embedder: createEmbedder(config, onProgress, 'questions', onBuilding), classifier: loadShippedClassifier(config, onBuilding), judge: loadShippedJudge(config, onBuilding) };
+  // Every loader has handed over its build by the time it resolves.
+  const ready = Promise.all(Object.values(started)).then(async () => {
+    await Promise.all(builds);
+  });
+  for (const loading of [...Object.values(started), ready]) loading.catch(() => undefined);
+  return { ...started, ready };
 }

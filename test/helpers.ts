@@ -131,7 +131,7 @@ export async function startTestService(
 export function assistantOver(
   runtime: Runtime,
   embedder: Embedder,
-  parts: { readonly generator: Generator; readonly store: TraceStore; readonly telemetry?: Telemetry; readonly beyondKThreshold?: number },
+  parts: { readonly generator: Generator; readonly store: TraceStore; readonly telemetry?: Telemetry; readonly beyondKThreshold?: number; readonly ready?: Promise<void> },
 ): Assistant {
   const redactor = createRedactor(deploymentNames(runtime.index.manifest.assistant));
   return createAssistant({
@@ -149,6 +149,7 @@ export function assistantOver(
     newId: randomUUID,
     redact: (text) => redactor(text).text,
     ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
+    ...(parts.ready ? { ready: parts.ready } : {}),
   });
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,5 +60,29 @@ describe('the inference thread', () => {
     expect(altered.message).toBe(`${path.join(dir, 'model_quantized.onnx')}: sha256 ${files['model_quantized.onnx'] ?? ''} is not the pinned ${'0'.repeat(64)}`);
     expect((await judge.score(QUESTION, TEXTS.slice(0, 1)))[0]).toBeGreaterThan(0);
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('started without waiting (a one-shot command), a model resolves on its manifest alone; its calls and the handed-over build fail alike when its files are not the pinned ones', async () => {
+    const copy = await mkdtemp(path.join(os.tmpdir(), 'citetrace-altered-judge-'));
+    await cp(JUDGE_MODEL.dir, copy, { recursive: true });
+    const onnx = path.join(copy, 'model_quantized.onnx');
+    const bytes = await readFile(onnx);
+    bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
+    await writeFile(onnx, bytes);
+    for (const onThread of [true, false]) {
+      const builds: Promise<unknown>[] = [];
+      const judge = await loadSupportJudge({ ...JUDGE_MODEL, dir: copy, onThread, onBuilding: (built) => builds.push(built) });
+      expect([judge.modelId, judge.sha256]).toEqual([expect.any(String), JUDGE_MODEL.manifestSha256]);
+      expect(builds).toHaveLength(1);
+      const line = new RegExp(`^${onnx}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u');
+      await expect(builds[0]).rejects.toThrow(line);
+      await expect(judge.score(QUESTION, TEXTS)).rejects.toThrow(line);
+    }
+    // The same model, unaltered, scores exactly as one loaded the usual way.
+    const builds: Promise<unknown>[] = [];
+    const deferred = await loadSupportJudge({ ...JUDGE_MODEL, onThread: true, onBuilding: (built) => builds.push(built) });
+    expect(await deferred.score(QUESTION, TEXTS)).toEqual(await (await loadSupportJudge({ ...JUDGE_MODEL, onThread: true })).score(QUESTION, TEXTS));
+    await expect(builds[0]).resolves.toBeDefined();
+    await rm(copy, { recursive: true, force: true });
   });
 });

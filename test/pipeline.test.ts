@@ -9,6 +9,8 @@ import { SCOPE_MODEL } from '../src/scope/index.js';
 import { shippedInjectionDetector } from '../src/policy/index.js';
 import { DEFAULT_BEYOND_K_THRESHOLD } from '../src/config/index.js';
 import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
+import { CitetraceError } from '../src/domain/index.js';
+import type { Embedder } from '../src/embed/index.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
 function scriptedGenerator(script: (request: GenerateRequest) => Draft | Promise<Draft>): Generator & { calls: GenerateRequest[] } {
@@ -29,11 +31,12 @@ describe('the pipeline, outcome by outcome', () => {
   let store: TraceStore;
   const ask = (question: string) => runtime.assistant.ask({ question, role: 'patient' });
   let withGenerator: (generator: Generator, beyondKThreshold?: number) => Assistant;
+  let embedder: Embedder;
 
   beforeAll(async () => {
     ({ runtime } = await demoRuntime());
     store = createSqliteTraceStore({ file: path.join(await tempDir(), 'traces.sqlite') });
-    const embedder = await realEmbedder();
+    embedder = await realEmbedder();
     withGenerator = (generator, beyondKThreshold) => assistantOver(runtime, embedder, { generator, store, ...(beyondKThreshold === undefined ? {} : { beyondKThreshold }) });
   });
   afterAll(async () => {
@@ -87,6 +90,22 @@ describe('the pipeline, outcome by outcome', () => {
     // The same question without the name reads the units as usual.
     const unnamed = (await ask('Is Harbor Clinic taking new patients?')).support_decision;
     expect(unnamed !== null && unnamed !== undefined && 'units' in unnamed && unnamed.units.some((u) => u.excluded === undefined && u.score !== null)).toBe(true);
+  });
+
+  it('commits no trace until the models a command started with are known good: one that failed to load fails the question', async () => {
+    const own = createSqliteTraceStore({ file: path.join(await tempDir(), 'traces.sqlite') });
+    try {
+      const failed = Promise.reject(new CitetraceError('MODEL_MISMATCH', 'models/judge/model_quantized.onnx: sha256 0 is not the pinned 1'));
+      failed.catch(() => undefined);
+      const question = { question: "My father has chest pain and can't breathe", role: 'patient' } as const;
+      // Routed away before any model answers: the failed load still stops it before its trace.
+      await expect(assistantOver(runtime, embedder, { generator: createExtractiveGenerator(), store: own, ready: failed }).ask(question)).rejects.toThrow('is not the pinned');
+      expect(await own.list({ limit: 10 })).toEqual([]);
+      const trace = await assistantOver(runtime, embedder, { generator: createExtractiveGenerator(), store: own, ready: Promise.resolve() }).ask(question);
+      expect((await own.list({ limit: 10 })).map((row) => row.trace.trace_id)).toEqual([trace.trace_id]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('routes emergencies and clinical questions out before retrieval', async () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { FeatureExtractionPipeline } from '@huggingface/transformers';
 import { wrapError } from '../domain/index.js';
 import { inferenceThread } from '../model/inference-thread.js';
+import { placed } from '../model/index.js';
 import type { Embedder } from './embedder.js';
 import { MINILM, type ProvisionedModel } from './provision.js';
 
@@ -53,9 +54,11 @@ export async function createTransformersEmbedder(options: {
   readonly threads?: number;
   /** Run it on the process's inference thread (src/model/inference-thread.ts), off the event loop. */
   readonly onThread?: boolean;
+  /** Return before the session is built (see SessionPlacement). */
+  readonly onBuilding?: (built: Promise<unknown>) => void;
 }): Promise<Embedder> {
   const spec: EmbedderSpec = { dir: options.model.dir, threads: options.threads ?? 1 };
-  const run = options.onThread === true ? await inferenceThread().embedder(spec) : await createEmbedRun(spec);
+  const run = await placed(options.onThread === true ? inferenceThread().embedder(spec) : createEmbedRun(spec), options);
   return {
     modelId: MINILM.name,
     weightsSha256: options.model.weightsSha256,

@@ -1,1 +1,1 @@
-export { loadPinnedClassifier, ModelManifestSchema, readPinnedFile, type PinnedClassifier, type PinnedModelFolder, type SessionPlacement } from './pinned.js';
+export { loadPinnedClassifier, ModelManifestSchema, placed, readPinnedFile, type PinnedClassifier, type PinnedModelFolder, type SessionPlacement } from './pinned.js';

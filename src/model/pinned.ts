@@ -66,6 +66,20 @@ export interface SessionPlacement {
   readonly threads?: number;
   /** On the process's inference thread (src/model/inference-thread.ts), off the event loop. */
   readonly onThread?: boolean;
+  /**
+   * Do not wait for the session: the loader returns once the manifest is checked and hands the
+   * session's build (which reads and checks the model files) to this callback; a call waits for it
+   * and fails as it does. A one-shot command starts on its question meanwhile (models.ts).
+   */
+  readonly onBuilding?: (built: Promise<unknown>) => void;
+}
+
+/** A session's run, awaited now or, with `onBuilding`, handed over and awaited by each call. */
+export async function placed<R extends (...args: never[]) => Promise<unknown>>(building: Promise<R>, placement: SessionPlacement | undefined): Promise<R> {
+  if (placement?.onBuilding === undefined) return building;
+  building.catch(() => undefined); // reported through the callback's promise and by every call
+  placement.onBuilding(building);
+  return (async (...args: Parameters<R>) => (await building)(...args)) as R;
 }
 
 /** Load a model folder, checking the manifest against its pinned hash and every file against the manifest. */
@@ -83,7 +97,7 @@ export async function loadPinnedClassifier<S extends typeof ModelManifestSchema>
     if (manifest.files[name] === undefined) throw new CitetraceError('MODEL_MISMATCH', `${manifestFile}: names no hash for ${name}`);
   }
   const spec: ClassifierSpec = { dir: folder.dir, files: manifest.files, maxLength: manifest.max_length, threads: options.session?.threads ?? 1, what };
-  const probabilities = options.session?.onThread === true ? await inferenceThread().classifier(spec) : await createClassifierRun(spec);
+  const probabilities = await placed(options.session?.onThread === true ? inferenceThread().classifier(spec) : createClassifierRun(spec), options.session);
   return {
     manifest,
     sha256: folder.manifestSha256,

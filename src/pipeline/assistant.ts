@@ -57,6 +57,11 @@ export interface AssistantDeps {
   readonly redact: (text: string) => string;
   /** A span per ask and per stage; default: none. */
   readonly telemetry?: Telemetry;
+  /**
+   * Settles when the models behind router, retriever and judge are loaded, for a one-shot command that starts on its
+   * question while they load: no trace is committed before it, and one that failed to load fails the question.
+   */
+  readonly ready?: Promise<void>;
 }
 
 /** Typed placeholders left by redaction, e.g. [NAME], in any case. */
@@ -351,7 +356,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       root.set(traceAttributes(trace));
       root.setContent(() => ioContent(trace.query, trace.answer));
       if (trace.reason === 'GENERATOR_ERROR') root.fail(trace.detail ?? 'generator error');
-      // No answer leaves before its trace is committed.
+      // No answer leaves before its trace is committed, nor a trace before every model is known good.
+      await deps.ready;
       await root.child('persist', 'CHAIN', () => deps.store.append(trace));
       return trace;
     }),

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { CitetraceError } from '../domain/index.js';
 import { readPinnedFile } from '../model/index.js';
 import { namesPattern } from '../text/index.js';
@@ -33,14 +34,14 @@ export interface LanguageIdentifier {
 
 /**
  * eld 2.1.0 (Efficient Language Detector, Apache-2.0) with its "small" n-gram database: 60 languages,
- * about 50 MB of heap. The database is the package's own, written as JSON by
- * training/language/export-eld.ts (it parses in about 0.1 s where the package's JavaScript form
- * takes 0.4 s to import) and pinned here; a different file stops start-up.
+ * a few MB of heap. The database is the package's own, packed by
+ * training/language/export-eld.ts (the package's JavaScript form takes 0.4 s to import; the
+ * packed form a few milliseconds to read) and pinned here; a different file stops start-up.
  */
 export const LANGUAGE_MODEL = {
   id: 'eld 2.1.0 small',
   database: fileURLToPath(new URL('../../models/language/eld-small.json', import.meta.url)),
-  sha256: '833889db5563ad4012b59f2e56677fa2af2e95191938a2fc7619e9c0956d001f',
+  sha256: '45cb2a5950b3c5f4bc3875a4726da3b9cae1da488b9ca0e85e88363b774f42a0',
 } as const;
 const MIN_LETTERS = { whole: 20, clause: 20 } as const;
 const CLAUSE_MARGIN = 0.1;
@@ -106,11 +107,68 @@ interface EldModule {
   readonly createEld: () => { readonly instance: LanguageModel['detector']; readonly loadData: (data: unknown) => boolean };
 }
 
-/** The shipped model: eld's detector over the pinned JSON form of its small database. */
+/** The shipped database file (training/language/export-eld.ts): eld's own numbers, packed. */
+const CompactEldSchema = z.object({
+  format: z.literal('eld-compact-1'),
+  type: z.string(),
+  languages: z.record(z.string(), z.string()),
+  isSubset: z.boolean(),
+  /** The n-grams, sorted (by UTF-16 code unit) and joined. */
+  grams: z.string(),
+  /** base64 bytes: each n-gram's length; how many (language, score) pairs it has; the pairs. */
+  lengths: z.string(),
+  counts: z.string(),
+  pairs: z.string(),
+});
+
+/**
+ * eld's n-gram table over the packed form: `table[gram]` is that n-gram's scores by language index,
+ * built when eld reads it (a few hundred per message), found by binary search over the sorted n-grams.
+ * Nothing is unpacked at load: the plain-object table took 65 ms to parse and some 30 MB of heap.
+ */
+function ngramTable(data: z.output<typeof CompactEldSchema>, file: string): Readonly<Record<string, Readonly<Record<number, number>>>> {
+  const [lengths, counts, pairs] = [data.lengths, data.counts, data.pairs].map((b64) => Buffer.from(b64, 'base64')) as [Buffer, Buffer, Buffer];
+  const n = lengths.length;
+  const start = new Uint32Array(n + 1);
+  const first = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    start[i + 1] = (start[i] ?? 0) + (lengths[i] ?? 0);
+    first[i + 1] = (first[i] ?? 0) + (counts[i] ?? 0);
+  }
+  if (counts.length !== n || start[n] !== data.grams.length || (first[n] ?? 0) * 2 !== pairs.length) throw new CitetraceError('MODEL_MISMATCH', `${file}: its n-gram lengths and counts do not add up`);
+  const gramAt = (i: number): string => data.grams.slice(start[i], start[i + 1]);
+  const find = (gram: string): number => {
+    let [lo, hi] = [0, n - 1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = gramAt(mid);
+      if (at === gram) return mid;
+      if (at < gram) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  };
+  return new Proxy(
+    {},
+    {
+      get(_table, gram) {
+        const i = typeof gram === 'string' ? find(gram) : -1;
+        if (i < 0) return undefined;
+        const scores: Record<number, number> = {};
+        for (let j = first[i] ?? 0; j < (first[i + 1] ?? 0); j++) scores[pairs[2 * j] ?? 0] = pairs[2 * j + 1] ?? 0;
+        return scores;
+      },
+    },
+  );
+}
+
+/** The shipped model: eld's detector over the pinned, packed form of its small database. */
 export async function loadLanguageModel(pinned: { readonly database: string; readonly sha256: string } = LANGUAGE_MODEL): Promise<LanguageModel> {
-  const data: unknown = JSON.parse(readPinnedFile('language identifier database', pinned.database, pinned.sha256).toString('utf8'));
+  const parsed = CompactEldSchema.safeParse(JSON.parse(readPinnedFile('language identifier database', pinned.database, pinned.sha256).toString('utf8')));
+  if (!parsed.success) throw new CitetraceError('MODEL_MISMATCH', `${pinned.database}: not an eld n-gram database`);
+  const { type, languages, isSubset } = parsed.data;
   const { createEld } = (await import(new URL('../languageDetector.js', import.meta.resolve('eld/small')).href)) as EldModule;
   const { instance, loadData } = createEld();
-  if (!loadData(data)) throw new CitetraceError('MODEL_MISMATCH', `${pinned.database}: not an eld n-gram database`);
+  if (!loadData({ type, languages, isSubset, ngrams: ngramTable(parsed.data, pinned.database) })) throw new CitetraceError('MODEL_MISMATCH', `${pinned.database}: not an eld n-gram database`);
   return { modelId: LANGUAGE_MODEL.id, sha256: pinned.sha256, detector: instance };
 }
