@@ -202,12 +202,22 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       let questionAnalysis: Trace['question_analysis'] = null;
       let scopeDecision: Trace['scope_decision'];
       const decide = async (): Promise<Decision> => {
-        const routing = await root.child('route', 'CHAIN', async (span) => {
+        const routed = root.child('route', 'CHAIN', async (span) => {
           // The floor also reads the unredacted question, in memory: redaction must never hide a crisis line.
           const routed = await deps.router.route({ text: analysis, unredacted: question.normalized });
           span.set({ 'citetrace.in_scope': routed.route === 'in_scope', 'citetrace.route': routed.route, 'citetrace.route_decided_by': routed.decided_by });
           return routed;
         });
+        // What the question asks about is read while the router's model runs, and used only for a question kept in
+        // scope: nothing in it can delay or stop a routing.
+        const read = Promise.resolve().then(() => ({
+          mentioned: mentionedEntities(analysis, deps.assistant, { typos: true }),
+          periods: askedPeriods(analysis, asOf),
+          // Whether the question asks about a named person (a provider, say), not one it introduces.
+          namesPerson: stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER),
+        }));
+        read.catch(() => undefined);
+        const routing = await routed;
         scopeDecision = routing;
         if (routing.route !== 'in_scope') {
           return {
@@ -221,10 +231,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const mentioned = mentionedEntities(analysis, deps.assistant, { typos: true });
-        const periods = askedPeriods(analysis, asOf);
-        // Whether the question asks about a named person (a provider, say), not one it introduces.
-        const namesPerson = stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER);
+        const { mentioned, periods, namesPerson } = await read;
         questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
