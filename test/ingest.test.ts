@@ -124,6 +124,18 @@ describe('bad policy files', () => {
     expect(await readManifest(dataDir)).toBeNull();
   });
 
+  it('a malformed assistant.yaml: exit 2, one line naming the file, the problem and where, nothing written', async () => {
+    const repo = await copyCorpus();
+    const dataDir = await tempDir('citetrace-data-');
+    await writeFile(path.join(repo, 'assistant.yaml'), 'organization: Test Health\n  appointment_channel: [call\n');
+    const result = await runBin(['--data', dataDir, 'ingest', repo]);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^citetrace: ${path.join(repo, 'assistant.yaml')}: malformed YAML: .* at line \\d+, column \\d+$`, 'u'));
+    expect(await snapshotFiles(dataDir)).toEqual({});
+  });
+
   it('reports the line of a schema problem on a present key', async () => {
     const repo = await copyCorpus();
     const dataDir = await tempDir('citetrace-data-');

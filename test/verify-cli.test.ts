@@ -79,6 +79,14 @@ describe('citetrace verify (CLI)', () => {
     expect(result.stderr.trim().split('\n')).toEqual([`citetrace: ${message}`]);
   });
 
+  it('counts a trace id the store does not hold as one checked trace that failed (it may have been removed), exit 1', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    const result = await verify(pristine, id);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`FAIL ${id} (#0): no such trace in the store\n`);
+    expect(result.stdout).toMatch(/verified 1 trace\(s\): 0 ok, 1 failed;/u);
+  });
+
   it('exits 1 listing every finding of a tampered store, in text and JSON, and still writes nothing', async () => {
     const dir = await copy();
     const db = new Database(path.join(dir, 'traces.sqlite'));

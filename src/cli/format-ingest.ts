@@ -4,8 +4,8 @@ import { shortRev } from './format.js';
 
 export function formatIngest(report: IngestReport): string {
   const head = report.changed
-    ? `ingested ${report.root}: ${report.added.length} new revision(s), ${report.passagesAdded} passage(s); ${report.revisionsPresent} revision(s) present; commit ${report.commit}`
-    : `ingested ${report.root}: no change (${report.revisionsPresent} revision(s) present; commit ${report.commit})`;
+    ? `ingested ${report.root}: ${report.added.length} new revision(s), ${report.passagesAdded} passage(s); ${report.revisionsPresent} revision(s) in the repository now (the index keeps every earlier one); commit ${report.commit}`
+    : `ingested ${report.root}: no change (${report.revisionsPresent} revision(s) in the repository; commit ${report.commit})`;
   const added = report.added.map((a) => `  + ${a.sourceId}@${a.version ?? '-'} ${shortRev(a.revision)} ${a.path}`);
   const withdrawn = report.withdrawn.map((s) => `  - ${s} withdrawn (no file left; history kept)`);
   const warnings = report.warnings.map((w) => `warning: ${formatProblem(w)}`);

@@ -103,7 +103,8 @@ export async function readAssistantConfig(root: string): Promise<AssistantConfig
   try {
     data = parseYaml(raw);
   } catch (error) {
-    throw new CitetraceError('BAD_POLICY_FILE', `${file}: malformed YAML: ${(error as Error).message.split('\n')[0] ?? ''}`);
+    // The parser's first line names the problem and where ("… at line 2, column 1:"); the excerpt after it is not one line.
+    throw new CitetraceError('BAD_POLICY_FILE', `${file}: malformed YAML: ${((error as Error).message.split('\n')[0] ?? '').replace(/:$/u, '')}`);
   }
   const parsed = AssistantConfigSchema.safeParse(data);
   if (!parsed.success) {
