@@ -41,7 +41,10 @@ export function revisionIdOf(canonical: string): RevisionId {
   return RevisionIdSchema.parse(`sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`);
 }
 
+/** The first problem, or every missing required field at once (a page written without several gets one line naming them all). */
 function zodMessage(error: z.ZodError): string {
+  const missing = error.issues.filter((i) => i.code === 'invalid_type' && i.input === undefined).map((i) => i.path.join('.'));
+  if (missing.length > 1) return `missing required fields ${missing.join(', ')}`;
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid front matter';
   const field = issue.path.join('.');
