@@ -108,12 +108,17 @@ describe("the packed database (training/language/export-eld.ts)", () => {
 describe('the routing message for another language', () => {
   const assistant = { organization: 'Test Health', appointment_channel: 'call 555-0100', entities: {} };
 
-  it('comes in the patient’s language first, then in English, with 911, 988 and the channel in both', () => {
+  it('comes in the patient’s language first, then in English, with 911, 988 and the channel in both (its numbers, in the patient’s language)', () => {
     const message = routingMessage('language', assistant, 'es');
     const [spanish, english] = message.split('\n\n');
     expect(spanish).toMatch(/^Solo puedo responder/u);
     expect(english).toMatch(/^I can only answer questions written in English/u);
-    for (const part of [spanish, english]) for (const needed of ['911', '988', 'call 555-0100']) expect(part).toContain(needed);
+    for (const part of [spanish, english]) for (const needed of ['911', '988', '555-0100']) expect(part).toContain(needed);
+    expect(english).toContain('call 555-0100');
+    // No English words spliced into the Spanish sentence; a channel without a number is given as written.
+    const channel = { ...assistant, appointment_channel: 'call the scheduling line at (555) 014-2000 or use the patient portal' };
+    expect(routingMessage('language', channel, 'es').split('\n\n')[0]).toMatch(/pida un intérprete: \(555\) 014-2000\.$/u);
+    expect(routingMessage('language', { ...assistant, appointment_channel: 'use the patient portal' }, 'es').split('\n\n')[0]).toMatch(/intérprete: use the patient portal\.$/u);
   });
 
   it('takes the deployment’s own translations before the built-in ones', () => {

@@ -8,8 +8,18 @@ import { LANGUAGE_ROUTING_MESSAGES } from './language-messages.js';
 export function routingMessage(route: 'emergency' | 'crisis' | 'clinical' | 'language', assistant: AssistantConfig, language: string | null = null): string {
   const english = assistant.routing_messages?.[route] ?? defaultRoutingMessage(route, assistant);
   // A patient who wrote in another language reads the emergency numbers and the way to an interpreter in it first.
-  const theirs = language === null ? undefined : (assistant.routing_messages?.translations?.[language] ?? LANGUAGE_ROUTING_MESSAGES[language]);
-  return theirs === undefined ? english : `${theirs.replace('{channel}', assistant.appointment_channel)}\n\n${english}`;
+  if (language === null) return english;
+  const own = assistant.routing_messages?.translations?.[language];
+  // The built-in texts name the channel by its phone numbers: the channel's English words would break the sentence
+  // (the whole channel follows in the English message). The deployment's own translation gets the channel as it wrote it.
+  const theirs = own?.replace('{channel}', assistant.appointment_channel) ?? LANGUAGE_ROUTING_MESSAGES[language]?.replace('{channel}', channelNumbers(assistant.appointment_channel));
+  return theirs === undefined ? english : `${theirs}\n\n${english}`;
+}
+
+/** The phone numbers in the appointment channel's text ("555-0142, 555-0143"), or the text itself when it has none. */
+function channelNumbers(channel: string): string {
+  const numbers = (channel.match(/\+?\(?\d[\d ().-]*\d/gu) ?? []).filter((n) => n.replace(/\D/gu, '').length >= 7);
+  return numbers.length === 0 ? channel : numbers.join(', ');
 }
 
 function defaultRoutingMessage(route: 'emergency' | 'crisis' | 'clinical' | 'language', assistant: AssistantConfig): string {
