@@ -87,7 +87,7 @@ describe('bad policy files', () => {
   const cases: [string, string | Buffer, RegExp][] = [
     ['malformed YAML', header('source_id: [unclosed\ntitle: X'), /malformed front matter/u],
     ['missing title', header('source_id: x-source\nstatus: approved\neffective_date: 2026-01-01'), /missing required field title/u],
-    ['missing three fields', header('source_id: x-source'), /missing required fields title, effective_date/u],
+    ['missing two fields', header('source_id: x-source'), /missing required fields title, effective_date/u],
     ['impossible date', header(valid.replace('2026-01-01', '2026-02-30')), /effective_date/u],
     ['unknown status', header(valid.replace('approved', 'published')), /status/u],
     ['unknown entity key', header(`${valid}\nregion: north`), /unknown front matter key region/u],

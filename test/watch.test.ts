@@ -133,7 +133,7 @@ describe('citetrace watch', () => {
     const file = path.join(corpus, 'patients', 'broken.md');
     await writeFile(file, '---\ntitle: no id\n---\nText.\n');
     await waitFor(() => Promise.resolve(errors.length > 0 ? true : undefined));
-    expect(errors.at(-1)).toMatch(/broken\.md:1: missing required field source_id/u);
+    expect(errors.at(-1)).toMatch(/broken\.md:1: missing required fields source_id, effective_date$/u);
     expect(await commit()).toBe(seq);
     // The same refusal again (a second write of the same bad text) is not said a second time.
     await writeFile(file, '---\ntitle: no id\n---\nText.\n\n');
