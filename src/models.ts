@@ -11,10 +11,14 @@ import { loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier } from './scope/
  * composition root (src/main.ts): on the inference thread they load while this thread does.
  */
 
-/** Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not. */
-const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>): SessionPlacement => ({
+/**
+ * Where the models answering questions run, as configured: their intra-op threads, and the inference thread or not;
+ * with `onBuilding`, the loaders return before their sessions are built (see SessionPlacement).
+ */
+const placementOf = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): SessionPlacement => ({
   threads: config.embedThreads,
   onThread: config.inference === 'thread',
+  ...(onBuilding === undefined ? {} : { onBuilding }),
 });
 
 /**
@@ -37,16 +41,16 @@ export async function createEmbedder(
   // Ingest embeds in batches on every core, in this thread; questions go to the inference thread.
   return use === 'bulk'
     ? createTransformersEmbedder({ model, threads: Math.max(config.embedThreads, os.availableParallelism()) })
-    : createTransformersEmbedder({ model, ...placementOf(config), ...(onBuilding === undefined ? {} : { onBuilding }) });
+    : createTransformersEmbedder({ model, ...placementOf(config, onBuilding) });
 }
 
 /** The shipped, hash-pinned scope classifier (an onnxruntime session: load it once per process). */
 export const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<ScopeClassifier> =>
-  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config), ...(onBuilding === undefined ? {} : { onBuilding }) });
+  loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config, onBuilding) });
 
 /** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
 export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<SupportJudge> =>
-  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config), ...(onBuilding === undefined ? {} : { onBuilding }) });
+  loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config, onBuilding) });
 
 /** The question models, loading. */
 export interface QuestionModels {

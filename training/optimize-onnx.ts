@@ -5,21 +5,21 @@
  * redo them at every start (about 50 ms of a cold `citetrace ask` per MiniLM model;
  * docs/measurements.md). Extended, not all: the all level adds layout changes tied to the CPU it
  * ran on. The saved graph is what the runtime builds from the original, so it must score exactly
- * alike: the script runs both on a sample of inputs and refuses (exit 2, file untouched) when any
+ * alike: the script runs both on a sample of inputs and refuses (exit 2, files untouched) when any
  * logit differs. Then it rewrites model_quantized.onnx and its hash in manifest.json, and prints
  * the manifest's new sha256, which the code pins.
  *
  * Run: npx tsx training/optimize-onnx.ts MODEL_DIR   (train.sh runs it on every model it writes)
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
+import { digestOf } from '../src/model/download.js';
 
 const MODEL = 'model_quantized.onnx';
 const SAMPLE_LENGTHS = [3, 17, 64, 128];
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const sha256 = (bytes: Uint8Array): string => digestOf('sha256', bytes);
 
 /** Token ids from a fixed sequence (no randomness: the same check every run), [CLS] … [SEP]. */
 function feeds(length: number): Record<string, ort.Tensor> {
@@ -32,8 +32,8 @@ function feeds(length: number): Record<string, ort.Tensor> {
   };
 }
 
-async function logits(model: string | Uint8Array): Promise<number[]> {
-  const session = await ort.InferenceSession.create(model as Uint8Array, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+async function logits(model: Uint8Array): Promise<number[]> {
+  const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   const out: number[] = [];
   for (const length of SAMPLE_LENGTHS) {
     const result = await session.run(feeds(length));
@@ -66,15 +66,16 @@ try {
   const differ = want.findIndex((value, i) => !Object.is(value, got[i]));
   if (differ >= 0 || want.length !== got.length) {
     console.error(`${modelFile}: the optimized graph scores differently (logit ${differ}: ${want[differ]} vs ${got[differ]}); left as it was`);
-    process.exit(2);
+    process.exitCode = 2;
+  } else {
+    const after = sha256(optimized);
+    // Model first, then the manifest that pins it: a stop between the two leaves a mismatch the loader names, never a silent change.
+    await writeFile(`${modelFile}.tmp`, optimized);
+    await rename(`${modelFile}.tmp`, modelFile);
+    await writeFile(manifestFile, manifestText.replace(`"${before}"`, `"${after}"`));
+    console.log(`${modelFile}: optimized, ${original.length} -> ${optimized.length} bytes, identical logits on ${want.length} outputs`);
+    console.log(`${manifestFile}: sha256 ${sha256(await readFile(manifestFile))}`);
   }
-  const after = sha256(optimized);
-  // Model first, then the manifest that pins it: a stop between the two leaves a mismatch the loader names, never a silent change.
-  await writeFile(`${modelFile}.tmp`, optimized);
-  await rename(`${modelFile}.tmp`, modelFile);
-  await writeFile(manifestFile, manifestText.replace(`"${before}"`, `"${after}"`));
-  console.log(`${modelFile}: optimized, ${original.length} -> ${optimized.length} bytes, identical logits on ${want.length} outputs`);
-  console.log(`${manifestFile}: sha256 ${sha256(await readFile(manifestFile))}`);
 } finally {
   await rm(work, { recursive: true, force: true });
 }

@@ -1,4 +1,5 @@
 import { assertNever, type AssistantConfig } from '../domain/index.js';
+import { PHONE_NUMBER } from '../text/index.js';
 import { LANGUAGE_ROUTING_MESSAGES } from './language-messages.js';
 
 /**
@@ -18,7 +19,7 @@ export function routingMessage(route: 'emergency' | 'crisis' | 'clinical' | 'lan
 
 /** The phone numbers in the appointment channel's text ("555-0142, 555-0143"), or the text itself when it has none. */
 function channelNumbers(channel: string): string {
-  const numbers = (channel.match(/\+?\(?\d[\d ().-]*\d/gu) ?? []).filter((n) => n.replace(/\D/gu, '').length >= 7);
+  const numbers = channel.match(PHONE_NUMBER) ?? [];
   return numbers.length === 0 ? channel : numbers.join(', ');
 }
 

@@ -1,3 +1,6 @@
+/** A North American phone number as people write it, with or without its area code ("555-0142", "(503) 555-0142", "+1 503.555.0142"). */
+export const PHONE_NUMBER = /(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu;
+
 /**
  * Typed values a policy text states: times, days, fees, phone numbers, lead times, addresses,
  * counts. Two units that both answer a question and state different values of one kind disagree

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type Compromise from 'compromise';
-import { namesPattern } from '../text/index.js';
+import { namesPattern, PHONE_NUMBER } from '../text/index.js';
 
 // compromise's ESM entry is some 440 modules; its CommonJS entry is one bundled file of the same
 // release and loads in half the time (about 150 ms less at every CLI start that answers).
@@ -32,7 +32,7 @@ const PATTERNS: readonly (readonly [IdentifierType, RegExp])[] = [
   ['ADDRESS', /\b(?:p\.?\s?o\.?\s?box|post office box|pmb|private mailbox)\s*#?\s*\d[\w-]*/giu],
   // A house number and the words after it, where the question says it is an address (street types outside STREET: "9 Quarry Hill", "77 Cedar Hollow").
   ['ADDRESS', /(?<=\b(?:address(?: is)?|live at|lives at|living at|moved to|(?:send|mail|ship|deliver)(?: it| them| this| the bill| my records| the letter)? to)\W{0,20}(?:\[ADDRESS\],? )?)\d{1,6}(?: [\p{L}'’.-]+){1,3}?(?=,|[.?!;]|$| (?:apt|unit|suite|#|which|where|what|is|and|please)\b)/giu],
-  ['PHONE', /(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\d{3}[\s.-]\d{4}\b/gu],
+  ['PHONE', PHONE_NUMBER],
   ['DATE', new RegExp(String.raw`\b${ANY_DATE}\b`, 'giu')],
   ['ID', /\b(?=[a-z]*\d)[a-z\d]{7,}\b/giu],
 ];
