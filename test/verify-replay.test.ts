@@ -61,13 +61,16 @@ describe('verify and replay', () => {
     expect(report.differences.length).toBeGreaterThan(0);
   });
 
-  it('replay names a changed judge bar below the k best-retrieved', async () => {
+  it('replay names a changed judge bar below the k best-retrieved, and a changed retriever', async () => {
     const before = (await runtime.store.get(ids[0] ?? ''))?.trace;
     const decision = before?.support_decision;
     if (before === undefined || decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged trace');
     const after = { ...before, support_decision: { ...decision, judge: { ...decision.judge, threshold_beyond_k: 0.9 } } };
     expect(compareTraces(before, after)).toEqual([`judge bar below the k best-retrieved ${decision.judge.threshold_beyond_k ?? ''} -> 0.9`]);
     expect(compareTraces(before, before)).toEqual([]);
+    const lanceBm25 = before.config.retriever.replace(/fts=[^,]+/u, 'fts=lancedb-bm25');
+    expect(lanceBm25).not.toBe(before.config.retriever);
+    expect(compareTraces({ ...before, config: { ...before.config, retriever: lanceBm25 } }, before)).toEqual([`retriever ${lanceBm25} -> ${before.config.retriever}`]);
   });
 
   it('catches a stored passage copy altered behind the triggers, naming the trace', async () => {

@@ -24,8 +24,9 @@ const citedKeys = (t: Trace): string[] => [...new Set(t.citations.map((c) => `${
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions, the support
- * judge's model (its manifest, which holds its threshold) and the bar below the k best-retrieved.
+ * What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions, the retriever
+ * (its id names the search arithmetic), the support judge's model (its manifest, which holds its threshold) and the
+ * bar below the k best-retrieved.
  */
 export function compareTraces(before: Trace, after: Trace): string[] {
   const changes: string[] = [];
@@ -34,6 +35,8 @@ export function compareTraces(before: Trace, after: Trace): string[] {
     changes.push(`outcome ${before.outcome}${before.reason ? `/${before.reason}` : ''} -> ${after.outcome}${after.reason ? `/${after.reason}` : ''}`);
   }
   if (!sameList(citedKeys(before), citedKeys(after))) changes.push('cited');
+  // A trace made before a retriever change (LanceDB's BM25 until session 20) is replayed under today's.
+  if (before.config.retriever !== after.config.retriever) changes.push(`retriever ${before.config.retriever} -> ${after.config.retriever}`);
   const judgeOf = (t: Trace) => (t.support_decision !== null && t.support_decision !== undefined && 'judge' in t.support_decision ? t.support_decision.judge : undefined);
   const [judgeBefore, judgeAfter] = [judgeOf(before), judgeOf(after)];
   if (judgeBefore !== undefined && judgeAfter !== undefined) {

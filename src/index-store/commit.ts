@@ -128,12 +128,6 @@ export async function commitIngest(request: CommitRequest): Promise<Manifest> {
         }
         added += passages.length;
       }
-      if (added > 0) {
-        await passagesTable.createIndex('search_text', {
-          config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, language: 'English', asciiFolding: true, lowercase: true }),
-          replace: true,
-        });
-      }
       if (added > 0 || request.vectorIndex !== undefined) {
         await maintainVectorIndex(passagesTable, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);
         if (withOrdinals) await maintainOrdinalIndex(passagesTable, PASSAGE_ORDINAL, request.vectorIndex ?? DEFAULT_VECTOR_INDEX);

@@ -47,10 +47,9 @@ export interface Scope {
 const OVERFETCH = 2;
 /**
  * Beyond this many unfiltered hits the prefiltered search is cheaper (10k passages: an HNSW search
- * for 290 rows, re-ranked on full vectors, costs 9.4 ms CPU against 6.3 prefiltered to a clinic;
- * BM25 for 290 rows costs 3.7 ms against 4.3).
+ * for 290 rows, re-ranked on full vectors, costs 9.4 ms CPU against 6.3 prefiltered to a clinic).
  */
-export const MAX_UNFILTERED = { vector: 120, text: 400 } as const;
+export const MAX_UNFILTERED_VECTOR = 120;
 
 /**
  * The best `limit` rows of allowed revisions, best first. LanceDB's prefilter (an IN list of

@@ -1,5 +1,6 @@
 export { commitIngest, type CommitRequest, type EmbeddedPassage } from './commit.js';
 export { passageFacts, revisionFacts, type IndexEvidence, type PassageFacts, type RevisionFacts, type StoredPassageRow, type StoredRevisionRow } from './evidence.js';
+export { analyze, createMemoryTextSearch, TEXT_SEARCH_ID, type MemoryTextSearch, type TextRow } from './memory-text.js';
 export { openPolicyIndex, type InProcessSearch, type PassageMatch, type PolicyIndex, type SearchRequest } from './lance-index.js';
 export { commitDigest, readCommit, readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 export { describeSources, type SourceRevisionView, type SourceView } from './sources.js';

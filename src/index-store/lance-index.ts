@@ -13,12 +13,13 @@ import {
   type SourceId,
 } from '../domain/index.js';
 import { EVIDENCE_PASSAGE_COLUMNS, nullableString, strings, toStoredPassage, toStoredRevision, type IndexEvidence } from './evidence.js';
-import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED, type Scope } from './filters.js';
+import { allowedFilter, allowedTop, hasField, MAX_UNFILTERED_VECTOR, type Scope } from './filters.js';
 import { locate, type IndexAt, type IndexLocation } from './location.js';
 import { readManifest, snapshotIdOf, type Manifest } from './manifest.js';
 import { FRONT_MATTER, PASSAGE_ORDINAL, PASSAGES_TABLE, REVISION_ORDINAL, REVISIONS_TABLE } from './schema.js';
 import { HNSW_EF, HNSW_REFINE, vectorMethodOf, type VectorMethod } from './vector-index.js';
 import type * as lancedb from '@lancedb/lancedb';
+import { createMemoryTextSearch, type MemoryTextSearch } from './memory-text.js';
 import { createMemoryVectorSearch, type MemoryVectorSearch } from './memory-vectors.js';
 
 export interface PassageMatch {
@@ -82,12 +83,6 @@ function toPassage(row: Record<string, unknown>): Passage {
   };
 }
 
-
-/** Keyword queries go to LanceDB's BM25 index as plain words, so no query syntax can break them. */
-function plainWords(query: string): string {
-  return (query.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
-}
-
 const PASSAGE_COLUMNS = ['chunk_id', 'revision', 'source_id', 'start', 'end', 'text', 'headings'];
 /**
  * A LanceDB or schema failure while reading the index (a flipped byte, a truncated file, a row
@@ -99,9 +94,8 @@ function unreadable(where: string, error: unknown): CitetraceError {
   return new CitetraceError('INDEX_CORRUPT', `index in ${where} cannot be read (${detail.trim().slice(0, 300)}); restore the data folder from a backup or re-ingest into a new one`, { cause: error });
 }
 
-// LanceDB wants its score columns named when a search selects columns.
+// LanceDB wants its score column named when a search selects columns.
 const VECTOR_COLUMNS = [...PASSAGE_COLUMNS, '_distance'];
-const TEXT_COLUMNS = [...PASSAGE_COLUMNS, '_score'];
 
 /**
  * The in-process vector search (memory-vectors.ts): `background` builds it after opening and
@@ -131,6 +125,12 @@ async function memoryVectorsOf(table: lancedb.Table, covered: ReadonlySet<string
     vectors.set((row.vector as { toArray(): Float32Array }).toArray(), i * dimensions);
   });
   return createMemoryVectorSearch({ revisions: covered, passages: kept.map(toPassage), vectors, dimensions });
+}
+
+/** The BM25 structure of every passage of the snapshot, in table order (its statistics are over all of them). */
+async function memoryTextOf(table: lancedb.Table): Promise<MemoryTextSearch> {
+  const rows = (await table.query().select([...PASSAGE_COLUMNS, 'search_text']).toArray()) as Record<string, unknown>[];
+  return createMemoryTextSearch(rows.map((row) => ({ passage: toPassage(row), searchText: String(row.search_text) })));
 }
 
 async function openIndex(location: IndexLocation, inProcess: InProcessSearch): Promise<PolicyIndex> {
@@ -184,6 +184,16 @@ async function openIndex(location: IndexLocation, inProcess: InProcessSearch): P
     if (inProcess === 'eager') await building;
     else building.catch(() => undefined);
   }
+  // Full-text search is always in process (its scores are citetrace's own BM25), built with the
+  // vectors when those are, else at the first search; a failed build is retried by the next search.
+  let text: Promise<MemoryTextSearch> | null = null;
+  const textIndex = (): Promise<MemoryTextSearch> =>
+    (text ??= memoryTextOf(passagesTable).catch((error: unknown) => {
+      text = null;
+      throw error;
+    }));
+  if (inProcess === 'eager') await textIndex();
+  else if (inProcess === 'background') textIndex().catch(() => undefined);
   const memoryCovers = new WeakMap<Scope, boolean>();
   const inMemory = (scope: Scope): MemoryVectorSearch | null => {
     if (memory === null) return null;
@@ -219,7 +229,7 @@ async function openIndex(location: IndexLocation, inProcess: InProcessSearch): P
         return query.select(VECTOR_COLUMNS).limit(n).toArray() as Promise<Record<string, unknown>[]>;
       };
       const exact = vectorMethod === 'flat' || exactOnly === true;
-      const rows = await allowedTop(scope, limit, MAX_UNFILTERED.vector, (n) => search(n, null, exact), async (filter) => {
+      const rows = await allowedTop(scope, limit, MAX_UNFILTERED_VECTOR, (n) => search(n, null, exact), async (filter) => {
         const found = await search(limit, filter, exact);
         // A narrow filter can leave the graph search short of candidates that exist: search exactly.
         return found.length < limit && !exact ? search(limit, filter, true) : found;
@@ -227,15 +237,8 @@ async function openIndex(location: IndexLocation, inProcess: InProcessSearch): P
       return rows.map((row) => ({ passage: toPassage(row), score: 1 - Number(row._distance) }));
     },
     async textSearch({ query, revisions: allowed, limit }) {
-      const words = plainWords(query);
-      if (allowed.length === 0 || words === '') return [];
-      const scope = scopeOf(allowed);
-      const search = (n: number, where: string | null): Promise<Record<string, unknown>[]> => {
-        const base = passagesTable.query().fullTextSearch(words, { columns: 'search_text' });
-        return (where === null ? base : base.where(where)).select(TEXT_COLUMNS).limit(n).toArray() as Promise<Record<string, unknown>[]>;
-      };
-      const rows = await allowedTop(scope, limit, MAX_UNFILTERED.text, (n) => search(n, null), (filter) => search(limit, filter));
-      return rows.map((row) => ({ passage: toPassage(row), score: Number(row._score) }));
+      if (allowed.length === 0) return [];
+      return (await guard(textIndex())).search({ query, allowed: scopeOf(allowed).allowed, limit });
     },
     async revisionBody(revision) {
       const rows = (await guard(

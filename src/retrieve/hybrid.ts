@@ -1,6 +1,6 @@
 import { CitetraceError, matchesMentioned, type RevisionId } from '../domain/index.js';
 import type { Embedder } from '../embed/index.js';
-import type { PassageMatch, PolicyIndex } from '../index-store/index.js';
+import { TEXT_SEARCH_ID, type PassageMatch, type PolicyIndex } from '../index-store/index.js';
 import { reciprocalRankFusion, RRF_K } from './fusion.js';
 import type { Hit, RetrievalRequest, Retriever } from './retriever.js';
 
@@ -10,7 +10,7 @@ export type RetrievalMode = 'hybrid' | 'vector' | 'fts';
 const MAX_SCOPES = 256;
 
 /**
- * LanceDB vector search (cosine over MiniLM) and LanceDB BM25 full-text search, both restricted
+ * LanceDB vector search (cosine over MiniLM) and citetrace's BM25 full-text search, both restricted
  * to the in-force revisions the role may see (and, when the question names a clinic, to that
  * clinic's or system-wide revisions), fused by reciprocal rank fusion.
  */
@@ -37,7 +37,7 @@ export function createHybridRetriever(options: {
     return revisions;
   };
   return {
-    id: `${mode}(vector=lancedb-cosine${index.vectorMethod === 'flat' ? '' : `+${index.vectorMethod}`}:${embedder.modelId},fts=lancedb-bm25,fusion=rrf-k${RRF_K},depth=${depth})`,
+    id: `${mode}(vector=lancedb-cosine${index.vectorMethod === 'flat' ? '' : `+${index.vectorMethod}`}:${embedder.modelId},fts=${TEXT_SEARCH_ID},fusion=rrf-k${RRF_K},depth=${depth})`,
     async retrieve(request: RetrievalRequest): Promise<readonly Hit[]> {
       const revisions = allowedFor(request);
       const limit = Math.max(depth, request.limit);

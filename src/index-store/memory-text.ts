@@ -1,0 +1,122 @@
+import { stem } from 'porter2';
+import type { Passage } from '../domain/index.js';
+
+/**
+ * citetrace's own BM25, in process, over one index snapshot. It replaced LanceDB's full-text search
+ * (session 20), whose scores could not be reproduced anywhere else: lance computes the idf in float32
+ * through the C library's `logf`, which glibc dispatches to a CPU-specific variant, and breaks ties
+ * in the order of its top-k heap. Here every step is stated, so a trace's text scores are the same on
+ * every machine and a replay can recompute them:
+ *
+ * - **Terms** (`analyze`): the text in NFKC, split into maximal runs of letters and digits; a run
+ *   of 40 UTF-8 bytes or more is dropped; lower case; accents removed (NFKD, combining marks dropped);
+ *   Snowball English stem (`porter2`); Lucene's 33 English stop words dropped after stemming. This is
+ *   the analysis LanceDB's index was built with (lance 0.31: simple tokenizer, remove-long 40,
+ *   lower case, ASCII folding, English stemmer and stop words), so the terms and counts are the same.
+ * - **Statistics** over every passage of the snapshot, whatever its revision's status (as LanceDB's
+ *   index had them): N passages, the mean passage length in terms, each term's passage count n.
+ * - **Score** of a passage for the distinct terms of the query, in double precision with `Math.log`:
+ *   Σ ln(1 + (N − n + 0.5) / (n + 0.5)) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / mean)),
+ *   k1 = 1.2, b = 0.75. Within float32 rounding of LanceDB's scores (test/memory-text.test.ts).
+ * - **Order**: score descending, then table order; passages without a query term are not returned.
+ */
+export const TEXT_SEARCH_ID = 'bm25-f64(k1=1.2,b=0.75,porter2,lucene-stop)';
+
+const K1 = 1.2;
+const B = 0.75;
+const MAX_TERM_BYTES = 40;
+/** Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), compared with stemmed terms. */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+);
+
+const encoder = new TextEncoder();
+/** Stems are memoised: a corpus has a few thousand distinct words and stemming is most of the cost. */
+const stems = new Map<string, string | null>();
+const MAX_MEMOISED = 200_000;
+
+function termOf(run: string): string | null {
+  let term = stems.get(run);
+  if (term === undefined) {
+    const folded = run.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
+    const stemmed = encoder.encode(run).length >= MAX_TERM_BYTES || folded === '' ? null : stem(folded);
+    term = stemmed === null || STOP_WORDS.has(stemmed) ? null : stemmed;
+    if (stems.size >= MAX_MEMOISED) stems.clear();
+    stems.set(run, term);
+  }
+  return term;
+}
+
+/** The terms of a text, in order, repeats kept. */
+export function analyze(text: string): string[] {
+  const terms: string[] = [];
+  for (const run of text.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const term = termOf(run);
+    if (term !== null) terms.push(term);
+  }
+  return terms;
+}
+
+export interface TextRow {
+  readonly passage: Passage;
+  /** What the passage is searched under: its page title, headings and text (`searchTextOf`). */
+  readonly searchText: string;
+}
+
+export interface MemoryTextSearch {
+  readonly size: number;
+  search(request: { readonly query: string; readonly allowed: ReadonlySet<string>; readonly limit: number }): readonly { readonly passage: Passage; readonly score: number }[];
+}
+
+/** Postings of one term: passage positions in table order and the term's count in each. */
+interface Postings {
+  readonly docs: number[];
+  readonly counts: number[];
+}
+
+/** The BM25 structure of every passage of one snapshot, in table order; read-only once built. */
+export function createMemoryTextSearch(rows: readonly TextRow[]): MemoryTextSearch {
+  const postings = new Map<string, Postings>();
+  const lengths = new Float64Array(rows.length);
+  let total = 0;
+  rows.forEach((row, doc) => {
+    const counts = new Map<string, number>();
+    for (const term of analyze(row.searchText)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, count] of counts) {
+      let p = postings.get(term);
+      if (p === undefined) postings.set(term, (p = { docs: [], counts: [] }));
+      p.docs.push(doc);
+      p.counts.push(count);
+    }
+    const length = [...counts.values()].reduce((a, c) => a + c, 0);
+    lengths[doc] = length;
+    total += length;
+  });
+  const n = rows.length;
+  const mean = n === 0 ? 0 : total / n;
+  const norms = lengths.map((length) => K1 * (1 - B + (B * length) / mean));
+  return {
+    size: n,
+    search({ query, allowed, limit }) {
+      if (limit <= 0) return [];
+      const scores = new Map<number, number>();
+      for (const term of new Set(analyze(query))) {
+        const p = postings.get(term);
+        if (p === undefined) continue;
+        const idf = Math.log(1 + (n - p.docs.length + 0.5) / (p.docs.length + 0.5));
+        p.docs.forEach((doc, i) => {
+          if (!allowed.has(rows[doc]?.passage.revision ?? '')) return;
+          const tf = p.counts[i] ?? 0;
+          scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (K1 + 1)) / (tf + (norms[doc] ?? 0)));
+        });
+      }
+      return [...scores]
+        .sort(([a, x], [b, y]) => y - x || a - b)
+        .slice(0, limit)
+        .flatMap(([doc, score]) => {
+          const row = rows[doc];
+          return row === undefined ? [] : [{ passage: row.passage, score }];
+        });
+    },
+  };
+}
