@@ -83,6 +83,31 @@ describe('BM25 over rows', () => {
   });
 });
 
+describe('BM25 top k', () => {
+  it('property: the best k are the first k of every match in order, ties included', () => {
+    const words = ['parking', 'garage', 'free', 'clinic', 'hours', 'lab'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 12 }),
+        (docs, q, limit) => {
+          const search = createMemoryTextSearch(docs.map((d, i) => ({ passage: passageOf(`p${i}`, i % 3 === 0 ? 'r2' : 'r1'), searchText: d.join(' ') })));
+          const allowed = new Set(['r1', 'r2']);
+          const all = search.search({ query: q.join(' '), allowed, limit: 1000 });
+          expect(search.search({ query: q.join(' '), allowed, limit })).toEqual(all.slice(0, limit));
+          // Best first; equal scores in table order.
+          const at = (m: (typeof all)[number]): number => Number(m.passage.chunkId.slice(1));
+          all.forEach((m, i) => {
+            const next = all[i + 1];
+            if (next !== undefined) expect(m.score > next.score || (m.score === next.score && at(m) < at(next))).toBe(true);
+          });
+        },
+      ),
+    );
+  });
+});
+
 describe('citetrace BM25 against LanceDB BM25 on the demo corpus', () => {
   let index: PolicyIndex;
   let table: lancedb.Table;

@@ -95,28 +95,67 @@ export function createMemoryTextSearch(rows: readonly TextRow[]): MemoryTextSear
   const n = rows.length;
   const mean = n === 0 ? 0 : total / n;
   const norms = lengths.map((length) => K1 * (1 - B + (B * length) / mean));
+  // Which passages a set of allowed revisions lets through, per set (the retriever keeps one set per scope).
+  const masks = new WeakMap<ReadonlySet<string>, Uint8Array>();
+  const maskOf = (allowed: ReadonlySet<string>): Uint8Array => {
+    let mask = masks.get(allowed);
+    if (mask === undefined) {
+      mask = new Uint8Array(n);
+      rows.forEach((row, doc) => {
+        if (allowed.has(row.passage.revision)) (mask as Uint8Array)[doc] = 1;
+      });
+      masks.set(allowed, mask);
+    }
+    return mask;
+  };
   return {
     size: n,
     search({ query, allowed, limit }) {
       if (limit <= 0) return [];
-      const scores = new Map<number, number>();
+      const mask = maskOf(allowed);
+      const scores = new Float64Array(n);
+      const touched: number[] = [];
       for (const term of new Set(analyze(query))) {
         const p = postings.get(term);
         if (p === undefined) continue;
         const idf = Math.log(1 + (n - p.docs.length + 0.5) / (p.docs.length + 0.5));
-        p.docs.forEach((doc, i) => {
-          if (!allowed.has(rows[doc]?.passage.revision ?? '')) return;
-          const tf = p.counts[i] ?? 0;
-          scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (K1 + 1)) / (tf + (norms[doc] ?? 0)));
-        });
+        for (let i = 0; i < p.docs.length; i += 1) {
+          const doc = p.docs[i] as number;
+          if (mask[doc] === 0) continue;
+          const tf = p.counts[i] as number;
+          if (scores[doc] === 0) touched.push(doc);
+          scores[doc] = (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + (norms[doc] as number));
+        }
       }
-      return [...scores]
-        .sort(([a, x], [b, y]) => y - x || a - b)
-        .slice(0, limit)
-        .flatMap(([doc, score]) => {
-          const row = rows[doc];
-          return row === undefined ? [] : [{ passage: row.passage, score }];
-        });
+      return bestOf(touched, scores, limit).map((doc) => ({ passage: (rows[doc] as TextRow).passage, score: scores[doc] as number }));
     },
   };
+}
+
+/** The `limit` best passages by score, then table order, without sorting every match: a bounded heap, worst on top. */
+function bestOf(docs: readonly number[], scores: Float64Array, limit: number): number[] {
+  const worse = (a: number, b: number): boolean => (scores[a] as number) < (scores[b] as number) || (scores[a] === scores[b] && a > b);
+  const heap: number[] = [];
+  const swap = (i: number, j: number): void => {
+    [heap[i], heap[j]] = [heap[j] as number, heap[i] as number];
+  };
+  for (const doc of docs) {
+    if (heap.length === limit && !worse(heap[0] as number, doc)) continue;
+    if (heap.length === limit) {
+      heap[0] = doc;
+      for (let i = 0; ; ) {
+        const [l, r] = [2 * i + 1, 2 * i + 2];
+        let top = i;
+        if (l < heap.length && worse(heap[l] as number, heap[top] as number)) top = l;
+        if (r < heap.length && worse(heap[r] as number, heap[top] as number)) top = r;
+        if (top === i) break;
+        swap(i, top);
+        i = top;
+      }
+    } else {
+      heap.push(doc);
+      for (let i = heap.length - 1; i > 0 && worse(heap[i] as number, heap[(i - 1) >> 1] as number); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+    }
+  }
+  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
 }

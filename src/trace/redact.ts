@@ -67,9 +67,19 @@ interface TaggedTerm {
   readonly end: number;
 }
 
+/**
+ * compromise's reading of a text, for the last text read: redaction asks for its words and its people,
+ * and the text mostly has not changed in between (nothing to replace), so one parse serves both.
+ */
+let lastRead: { readonly text: string; readonly doc: ReturnType<typeof nlp> } | null = null;
+function read(text: string): ReturnType<typeof nlp> {
+  if (lastRead?.text !== text) lastRead = { text, doc: nlp(text) };
+  return lastRead.doc;
+}
+
 /** The question's words as compromise's tagger reads them, with their offsets. */
 function taggedTerms(text: string): TaggedTerm[] {
-  const terms = (nlp(text).json({ offset: true, terms: { offset: true } }) as { terms: { text: string; normal: string; tags: string[]; offset: { start: number; length: number } }[] }[]).flatMap((s) => s.terms);
+  const terms = (read(text).json({ offset: true, terms: { offset: true } }) as { terms: { text: string; normal: string; tags: string[]; offset: { start: number; length: number } }[] }[]).flatMap((s) => s.terms);
   return terms.filter((w) => w.text !== '').map((w) => ({ text: w.text, normal: w.normal, tags: new Set(w.tags), start: w.offset.start, end: w.offset.start + w.offset.length }));
 }
 
@@ -222,7 +232,7 @@ function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction
   // The tagger's single lower-case or sentence-initial words ("bill", "Grace period") are too often ordinary words, unless
   // its lexicon knows the word only as a man's or woman's first name ("its jake", "emma"), or a word that introduces a
   // person stands before it ("my son nick", "this is sue").
-  const names = (nlp(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string; terms: { tags: string[]; normal: string }[] }[])
+  const names = (read(out).people().json({ offset: true }) as { offset: { start: number; length: number }; text: string; terms: { tags: string[]; normal: string }[] }[])
     .map((p) => ({ start: p.offset.start, end: p.offset.start + p.offset.length, text: p.text.replace(/[\s,.;:!?–—-]+$/u, '').trim(), tags: new Set(p.terms.flatMap((t) => t.tags)), words: p.terms }))
     .filter((p) => !/\[[A-Z_]+\]|\uE000/u.test(p.text) && !common(p.text))
     // "Martin Luther King Jr. Day", "Columbus Day": a name before "Day" is a holiday, not a person.
