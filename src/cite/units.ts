@@ -23,8 +23,6 @@ export interface Unit {
   readonly end: number;
   /** A table row's cells under their header cells, in column order; absent for other kinds. */
   readonly cells?: readonly RowCell[];
-  /** The sentence before it in its paragraph (what "it" or "this" refers to); absent for a paragraph's first sentence and for other kinds. */
-  readonly before?: string;
 }
 
 /** One cell of a table row, read under its column's header. */
@@ -151,10 +149,7 @@ function blockUnits(source: string, nodes: readonly RootContent[], blocked: Bloc
       if (entry !== null) return boldFaqUnits(source, node, entry);
       // A label states nothing; before a list it is the items' lead-in.
       if (labelOf(node) !== null) return [];
-      const sentences = sentencesOf(source, node).map((s, j, all): Unit => {
-        const previous = j > 0 ? all[j - 1] : undefined;
-        return { kind: 'sentence', ...s, ...(previous === undefined ? {} : { before: previous.text }) };
-      });
+      const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
       // A lead-in ("You may cancel without a fee if:") is read with each item of its list, not alone.
       return nodes[i + 1]?.type === 'list' && leadInOf(source, node) !== null ? sentences.slice(0, -1) : sentences;
     }
@@ -235,12 +230,8 @@ export function passageUnits(passage: Pick<Passage, 'text' | 'start' | 'end' | '
   return drawUnits(passage, tree, blocked).map((u) => shifted(u, passage.start));
 }
 
-/**
- * What the judge reads for a unit: the page title and the headings above it (an FAQ question is in
- * the unit itself), then the unit, then the sentence before it in brackets. That sentence comes
- * last so that a pair cut to the judge's length loses it, never the unit.
- */
-export function judgeText(title: string, headings: readonly string[], unit: Pick<Unit, 'kind' | 'text' | 'before'>): string {
+/** What the judge reads for a unit: the page title and the headings above it (an FAQ question is in the unit itself), then the unit. */
+export function judgeText(title: string, headings: readonly string[], unit: Pick<Unit, 'kind' | 'text'>): string {
   const context = [title, ...(unit.kind === 'faq' ? headings.slice(0, -1) : headings)].map(squash).filter((h, i, all) => h !== '' && all.findIndex((o) => o.toLowerCase() === h.toLowerCase()) === i);
-  return `${context.join(' — ')}: ${unit.text}${unit.before === undefined ? '' : ` [after: ${unit.before}]`}`;
+  return `${context.join(' — ')}: ${unit.text}`;
 }

@@ -1,4 +1,4 @@
-import { judgeText, passageUnits, stripLabels, validateAnswer, type Validation } from '../cite/index.js';
+import { judgeText, stripLabels, validateAnswer, type Validation } from '../cite/index.js';
 import { assertNever, type LabeledPassage, type Reason, type Trace, type TraceSentence } from '../domain/index.js';
 import type { Draft, GenerateRequest, Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
@@ -131,11 +131,8 @@ async function judged(validation: Validation, judge: SupportJudge | null, questi
   }
   const texts = validation.sentences.map((s) => {
     const cited = byLabel.get(s.labels[0] ?? '');
-    const text = stripLabels(s.text);
-    if (cited === undefined) return text;
-    // A quoted unit is read as the support stage read it (with the sentence before it).
-    const unit = passageUnits(cited.passage).find((u) => u.text === text) ?? { kind: 'sentence' as const, text };
-    return judgeText(cited.revision.title, cited.passage.headings, unit);
+    const sentence = { kind: 'sentence' as const, text: stripLabels(s.text) };
+    return cited === undefined ? sentence.text : judgeText(cited.revision.title, cited.passage.headings, sentence);
   });
   const scores = await judge.score(question, texts);
   const sentences = validation.sentences.map((s, i) => ({ ...s, judged: scores[i] ?? 0 }));
