@@ -114,7 +114,7 @@ describe('holidays and the table rows about a day', () => {
     expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), [], TODAY)).toBeNull();
   });
 
-  it('every holiday of the calendar, asked by its name on any day, is that holiday within half a year of the day (property)', () => {
+  it('every holiday of the calendar, asked by its name on any day, is that holiday within half the longest gap between two of its occurrences (property)', () => {
     const names = ['christmas eve', 'christmas day', "new year's eve", "new year's day", 'thanksgiving', 'memorial day', 'labor day', 'juneteenth'];
     fc.assert(
       fc.property(fc.constantFrom(...names), fc.date({ min: new Date('2022-01-01'), max: new Date('2080-12-31'), noInvalidDate: true }), (name, day) => {
@@ -123,7 +123,10 @@ describe('holidays and the table rows about a day', () => {
         expect(periods).toHaveLength(1);
         const [p] = periods;
         expect(p?.from).toBe(p?.to);
-        expect(Math.abs(Date.parse(p?.from ?? '') - Date.parse(asOf))).toBeLessThanOrEqual(184 * 86_400_000);
+        // A holiday set by weekday (Thanksgiving, the fourth Thursday of November) can recur after
+        // 371 days, so its nearest occurrence can be 185.5 days away (found with seed 1813911270:
+        // "thanksgiving" on 2047-05-26 is 185 days after 2046-11-22 and 186 before 2047-11-28).
+        expect(Math.abs(Date.parse(p?.from ?? '') - Date.parse(asOf))).toBeLessThanOrEqual(185.5 * 86_400_000);
       }),
     );
   });
