@@ -17,10 +17,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/index.js';
 import { percentile, readCases } from '../src/eval/index.js';
-import * as lancedb from '@lancedb/lancedb';
-import { localIndex, openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
+import { openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
 import { allowedFilter, allowedTop } from '../src/index-store/filters.js';
 import { createEmbedder } from '../src/main.js';
+import { lanceBm25, lanceBm25Table } from './lance-bm25.js';
 import { scaleQuestions } from './scale-corpus.js';
 
 const argValue = (name: string): string | undefined => {
@@ -71,21 +71,11 @@ for (let round = 0; round < ROUNDS; round += 1) {
 
 // Full-text search: LanceDB's BM25 as citetrace ran it until session 20 (unfiltered top rows then
 // the in-force filter when the allowed share is large, else prefiltered; at most 400 unfiltered).
-const table = await (await localIndex(DATA).connect()).openTable('passages');
-if (!(await table.listIndices()).some((i) => i.columns.includes('search_text'))) {
-  await table.createIndex('search_text', {
-    config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, language: 'English', asciiFolding: true, lowercase: true }),
-  });
-}
+const table = await lanceBm25Table(DATA);
 const allowed = new Set<string>(revisions);
 const scope = { allowed, share: revisions.length / Math.max(1, lance.revisions.size), filter: () => allowedFilter(revisions, null) };
 const lanceText = async (question: string): Promise<string[]> => {
-  const words = (question.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
-  const search = (n: number, where: string | null): Promise<Record<string, unknown>[]> => {
-    const base = table.query().fullTextSearch(words, { columns: 'search_text' });
-    return (where === null ? base : base.where(where)).select(['chunk_id', 'revision', '_score']).limit(n).toArray() as Promise<Record<string, unknown>[]>;
-  };
-  const rows = await allowedTop(scope, LIMIT, 400, (n) => search(n, null), (filter) => search(LIMIT, filter));
+  const rows = await allowedTop(scope, LIMIT, 400, (n) => lanceBm25(table, question, n), (filter) => lanceBm25(table, question, LIMIT, filter));
   return rows.map((row) => String(row.chunk_id));
 };
 const ownText = async (question: string): Promise<string[]> => (await memory.textSearch({ query: question, revisions, limit: LIMIT })).map((m) => m.passage.chunkId);

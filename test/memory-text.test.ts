@@ -1,11 +1,12 @@
 import path from 'node:path';
-import * as lancedb from '@lancedb/lancedb';
+import type * as lancedb from '@lancedb/lancedb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Passage } from '../src/domain/index.js';
 import { readCases } from '../src/eval/index.js';
 import { ingestRepository } from '../src/ingest/index.js';
-import { analyze, createMemoryTextSearch, localIndex, openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
+import { analyze, createMemoryTextSearch, openPolicyIndex, type PolicyIndex } from '../src/index-store/index.js';
+import { lanceBm25, lanceBm25Table } from '../bench/lance-bm25.js';
 import { CLOCK, DEMO_CORPUS, hashEmbedder, tempDir } from './helpers.js';
 
 /**
@@ -117,10 +118,7 @@ describe('citetrace BM25 against LanceDB BM25 on the demo corpus', () => {
     await ingestRepository({ root: DEMO_CORPUS, dataDir, embedder: hashEmbedder(), now: CLOCK() });
     index = await openPolicyIndex({ dataDir });
     // LanceDB's own BM25 index, with the options ingest used until citetrace's replaced it.
-    table = await (await localIndex(dataDir).connect()).openTable('passages');
-    await table.createIndex('search_text', {
-      config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, language: 'English', asciiFolding: true, lowercase: true }),
-    });
+    table = await lanceBm25Table(dataDir);
     const cases = await Promise.all(['cases.yaml', 'heldout.yaml', 'heldout-b.yaml'].map((f) => readCases(path.join(DEMO_CORPUS, f))));
     questions = cases.flat().map((c) => c.question);
   }, 120_000);
@@ -134,11 +132,7 @@ describe('citetrace BM25 against LanceDB BM25 on the demo corpus', () => {
     let compared = 0;
     let scored = 0;
     for (const question of questions) {
-      const words = (question.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
-      const expected = (await table.query().fullTextSearch(words, { columns: 'search_text' }).select(['chunk_id', '_score']).limit(1000).toArray()) as {
-        chunk_id: string;
-        _score: number;
-      }[];
+      const expected = await lanceBm25(table, question, 1000);
       const actual = await index.textSearch({ query: question, revisions: allowed, limit: 1000 });
       expect(actual.map((m) => m.passage.chunkId).sort(), question).toEqual(expected.map((e) => e.chunk_id).sort());
       const score = new Map(actual.map((m) => [m.passage.chunkId as string, m.score]));

@@ -114,24 +114,28 @@ export async function openPolicyIndex(options: { readonly dataDir: IndexAt; read
   }
 }
 
+/** Every passage row of the snapshot, in table order, with these columns beside the passage's own. */
+async function passageRows(table: lancedb.Table, extra: readonly string[]): Promise<{ readonly row: Record<string, unknown>; readonly passage: Passage }[]> {
+  const rows = (await table.query().select([...PASSAGE_COLUMNS, ...extra]).toArray()) as Record<string, unknown>[];
+  return rows.map((row) => ({ row, passage: toPassage(row) }));
+}
+
+type PassageRows = Awaited<ReturnType<typeof passageRows>>;
+
 /** Every passage, with its vector, of the revisions that can be in force (approved and present), in table order. */
-async function memoryVectorsOf(table: lancedb.Table, covered: ReadonlySet<string>): Promise<MemoryVectorSearch> {
-  const rows = (await table.query().select([...PASSAGE_COLUMNS, 'vector']).toArray()) as Record<string, unknown>[];
-  const kept = rows.filter((row) => covered.has(String(row.revision)));
-  const first = kept[0]?.vector as { toArray(): Float32Array } | undefined;
+function memoryVectorsOf(rows: PassageRows, covered: ReadonlySet<string>): Promise<MemoryVectorSearch> {
+  const kept = rows.filter(({ passage }) => covered.has(passage.revision));
+  const first = kept[0]?.row.vector as { toArray(): Float32Array } | undefined;
   const dimensions = first === undefined ? 0 : first.toArray().length;
   const vectors = new Float32Array(kept.length * dimensions);
-  kept.forEach((row, i) => {
+  kept.forEach(({ row }, i) => {
     vectors.set((row.vector as { toArray(): Float32Array }).toArray(), i * dimensions);
   });
-  return createMemoryVectorSearch({ revisions: covered, passages: kept.map(toPassage), vectors, dimensions });
+  return createMemoryVectorSearch({ revisions: covered, passages: kept.map(({ passage }) => passage), vectors, dimensions });
 }
 
 /** The BM25 structure of every passage of the snapshot, in table order (its statistics are over all of them). */
-async function memoryTextOf(table: lancedb.Table): Promise<MemoryTextSearch> {
-  const rows = (await table.query().select([...PASSAGE_COLUMNS, 'search_text']).toArray()) as Record<string, unknown>[];
-  return createMemoryTextSearch(rows.map((row) => ({ passage: toPassage(row), searchText: String(row.search_text) })));
-}
+const memoryTextOf = (rows: PassageRows): MemoryTextSearch => createMemoryTextSearch(rows.map(({ row, passage }) => ({ passage, searchText: String(row.search_text) })));
 
 async function openIndex(location: IndexLocation, inProcess: InProcessSearch): Promise<PolicyIndex> {
   const manifest = await readManifest(location);
@@ -174,26 +178,33 @@ async function openIndex(location: IndexLocation, inProcess: InProcessSearch): P
   const present = new Set(manifest.present);
   // A snapshot never changes, so the in-force set for a role and date is computed once, not per question.
   const inForceCache = new Map<string, ReadonlyMap<SourceId, RevisionMeta>>();
-  let memory: MemoryVectorSearch | null = null;
-  if (inProcess !== 'off') {
-    const covered = new Set([...revisions.values()].filter((r) => r.status === 'approved' && present.has(r.revision)).map((r) => r.revision as string));
-    const building = memoryVectorsOf(passagesTable, covered).then((built) => {
-      memory = built;
-    });
-    // A failed build leaves LanceDB serving every search, as before it was built.
-    if (inProcess === 'eager') await building;
-    else building.catch(() => undefined);
-  }
-  // Full-text search is always in process (its scores are citetrace's own BM25), built with the
-  // vectors when those are, else at the first search; a failed build is retried by the next search.
+  // Full-text search is always in process (its scores are citetrace's own BM25): built from the same
+  // read of the table as the vectors when those are built, else at the first search; a failed build
+  // is retried by the next search.
   let text: Promise<MemoryTextSearch> | null = null;
-  const textIndex = (): Promise<MemoryTextSearch> =>
-    (text ??= memoryTextOf(passagesTable).catch((error: unknown) => {
+  const textFrom = (rows: Promise<PassageRows>): Promise<MemoryTextSearch> =>
+    (text = rows.then(memoryTextOf).catch((error: unknown) => {
       text = null;
       throw error;
     }));
-  if (inProcess === 'eager') await textIndex();
-  else if (inProcess === 'background') textIndex().catch(() => undefined);
+  const textIndex = (): Promise<MemoryTextSearch> => text ?? textFrom(passageRows(passagesTable, ['search_text']));
+  let memory: MemoryVectorSearch | null = null;
+  if (inProcess !== 'off') {
+    const covered = new Set([...revisions.values()].filter((r) => r.status === 'approved' && present.has(r.revision)).map((r) => r.revision as string));
+    const rows = passageRows(passagesTable, ['vector', 'search_text']);
+    const building = rows
+      .then((read) => memoryVectorsOf(read, covered))
+      .then((built) => {
+        memory = built;
+      });
+    const textBuilding = textFrom(rows);
+    // A failed vector build leaves LanceDB serving every vector search, as before it was built.
+    if (inProcess === 'eager') await Promise.all([building, textBuilding]);
+    else {
+      building.catch(() => undefined);
+      textBuilding.catch(() => undefined);
+    }
+  }
   const memoryCovers = new WeakMap<Scope, boolean>();
   const inMemory = (scope: Scope): MemoryVectorSearch | null => {
     if (memory === null) return null;

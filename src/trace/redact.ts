@@ -67,18 +67,23 @@ interface TaggedTerm {
   readonly end: number;
 }
 
+type Reader = (text: string) => ReturnType<typeof nlp>;
+
 /**
- * compromise's reading of a text, for the last text read: redaction asks for its words and its people,
- * and the text mostly has not changed in between (nothing to replace), so one parse serves both.
+ * compromise's reading of a text, for one redaction: it asks for the words and then the people of a
+ * text that mostly has not changed in between (nothing replaced), so one parse serves both. Kept for
+ * the call only, so no question outlives its redaction here.
  */
-let lastRead: { readonly text: string; readonly doc: ReturnType<typeof nlp> } | null = null;
-function read(text: string): ReturnType<typeof nlp> {
-  if (lastRead?.text !== text) lastRead = { text, doc: nlp(text) };
-  return lastRead.doc;
+function reader(): Reader {
+  let last: { readonly text: string; readonly doc: ReturnType<typeof nlp> } | null = null;
+  return (text) => {
+    if (last?.text !== text) last = { text, doc: nlp(text) };
+    return last.doc;
+  };
 }
 
 /** The question's words as compromise's tagger reads them, with their offsets. */
-function taggedTerms(text: string): TaggedTerm[] {
+function taggedTerms(read: Reader, text: string): TaggedTerm[] {
   const terms = (read(text).json({ offset: true, terms: { offset: true } }) as { terms: { text: string; normal: string; tags: string[]; offset: { start: number; length: number } }[] }[]).flatMap((s) => s.terms);
   return terms.filter((w) => w.text !== '').map((w) => ({ text: w.text, normal: w.normal, tags: new Set(w.tags), start: w.offset.start, end: w.offset.start + w.offset.length }));
 }
@@ -219,8 +224,9 @@ function redactWith(text: string, hide: ReturnType<typeof keptNames>): Redaction
   }
   const hidden = hide(structured);
   let out = hidden.text;
-  out = replaceSpans(out, birthDateSpans(taggedTerms(out)), 'DOB', counts);
-  out = replaceSpans(out, lowerCaseNameSpans(out, taggedTerms(out)), 'NAME', counts);
+  const read = reader();
+  out = replaceSpans(out, birthDateSpans(taggedTerms(read, out)), 'DOB', counts);
+  out = replaceSpans(out, lowerCaseNameSpans(out, taggedTerms(read, out)), 'NAME', counts);
   for (const cue of NAME_CUES) {
     out = out.replace(cue, (match) => {
       if (common(match)) return match;
