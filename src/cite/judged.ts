@@ -1,6 +1,6 @@
 import type { AssistantConfig, EntityMentions, LabeledPassage } from '../domain/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { entityLabel, mentionedEntities } from '../policy/index.js';
+import { entityLabel, mentionedEntities, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import { contentTerms, withinOneEdit } from '../text/index.js';
 import { judgeText, passageUnits, type Unit } from './units.js';
 
@@ -59,28 +59,39 @@ interface DrawnUnit {
   readonly text: string;
   readonly terms: ReadonlySet<string>;
   readonly named: EntityMentions;
+  /** The injection detector's score of the unit's own text. */
+  readonly addressed: number;
 }
 
 /**
  * Passages come back question after question: their units are drawn once (parsing the Markdown tree
- * and matching entity names are most of the cost), per assistant configuration, by content-addressed chunk id.
+ * and matching entity names are most of the cost), per assistant configuration and injection
+ * detector, by content-addressed chunk id.
  */
 const drawnCache = new WeakMap<AssistantConfig, Map<string, readonly DrawnUnit[]>>();
 const MAX_CACHED_PASSAGES = 20_000;
 
-function drawnUnits(p: LabeledPassage, assistant: AssistantConfig): readonly DrawnUnit[] {
+function drawnUnits(p: LabeledPassage, assistant: AssistantConfig, injection: InjectionDetector): readonly DrawnUnit[] {
   let cache = drawnCache.get(assistant);
   if (cache === undefined) drawnCache.set(assistant, (cache = new Map<string, readonly DrawnUnit[]>()));
-  const cached = cache.get(p.passage.chunkId);
+  const key = `${injection.sha256}:${p.passage.chunkId}`;
+  const cached = cache.get(key);
   if (cached !== undefined) return cached;
   const drawn = passageUnits(p.passage).map((unit) => {
     const text = judgeText(p.revision.title, p.passage.headings, unit);
-    return { unit, text, terms: new Set(contentTerms(text)), named: namedBy(text, p.revision.entities, assistant) };
+    return { unit, text, terms: new Set(contentTerms(text)), named: namedBy(text, p.revision.entities, assistant), addressed: injection.score(unit.text) };
   });
   if (cache.size >= MAX_CACHED_PASSAGES) cache.delete(cache.keys().next().value ?? '');
-  cache.set(p.passage.chunkId, drawn);
+  cache.set(key, drawn);
   return drawn;
 }
+
+/**
+ * A unit the injection detector reads as addressed to a machine reader at its answer threshold (below
+ * the threshold at which ingest flags it and the page leaves it out) stays on the page but never answers.
+ */
+const addressedExclusion = (score: number, injection: InjectionDetector): string | null =>
+  score >= injection.answerThreshold ? `reads as addressed to a machine reader (${injection.modelId} ${score.toFixed(2)} >= ${injection.answerThreshold})` : null;
 
 /**
  * Which units the judge reads when the candidates hold more than it can read in budget: those
@@ -102,6 +113,8 @@ function preselect(question: string, candidates: readonly { readonly terms: Read
  */
 export async function judgeSupport(options: {
   readonly judge: SupportJudge;
+  /** The detector whose flags kept text out of the units; its answer threshold keeps more out of answers (default: the shipped one). */
+  readonly injection?: InjectionDetector;
   readonly question: string;
   readonly passages: readonly LabeledPassage[];
   readonly maxUnits: number;
@@ -114,13 +127,14 @@ export async function judgeSupport(options: {
   readonly unitExclusion?: (unit: Unit) => string | null;
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
+  const injection = options.injection ?? shippedInjectionDetector();
   const candidates = options.passages.flatMap((p, rank) => {
     const whole = options.passageExclusion?.(p) ?? null;
-    return drawnUnits(p, assistant).map((d) => ({
+    return drawnUnits(p, assistant, injection).map((d) => ({
       ...d,
       label: p.label,
       rank,
-      excluded: whole ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit) ?? null,
+      excluded: whole ?? addressedExclusion(d.addressed, injection) ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit) ?? null,
     }));
   });
   const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));

@@ -63,8 +63,11 @@ export const JudgedSupportSchema = z.object({
     /** The score a unit of a passage ranked below the k best-retrieved needed for its passage to be offered (absent in traces stored before it). */
     threshold_beyond_k: z.number().optional(),
   }),
-  /** The injection detector that kept text addressed to a machine reader out of the units (absent in traces stored before it was recorded). */
-  injection: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number() }).optional(),
+  /**
+   * The injection detector that kept text addressed to a machine reader out of the units (absent in traces stored before it was
+   * recorded), and the lower score at which a unit was kept out of answers (absent before session 21).
+   */
+  injection: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number(), answer_threshold: z.number().optional() }).optional(),
   /** Units considered (judged or not): the judge reads at most this many per question. */
   units_total: z.number().int().nonnegative(),
   units: z.array(

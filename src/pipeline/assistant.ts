@@ -130,7 +130,7 @@ function routingDetail(routing: ScopeDecision): string {
 function supportRecord(support: SupportDecision, injection: InjectionDetector, beyondK: number): NonNullable<Trace['support_decision']> {
   return {
     judge: { ...support.judge, threshold_beyond_k: beyondK },
-    injection: { model: injection.modelId, sha256: injection.sha256, threshold: injection.threshold },
+    injection: { model: injection.modelId, sha256: injection.sha256, threshold: injection.threshold, answer_threshold: injection.answerThreshold },
     units_total: support.units.length,
     units: support.units.flatMap((u) =>
       u.score === null && u.excluded === null ? [] : [{ label: u.label, kind: u.kind, start: u.start, end: u.end, text: u.text, score: u.score, ...(u.excluded === null ? {} : { excluded: u.excluded }) }],
@@ -257,6 +257,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const support = await root.child('judge', 'RERANKER', async (span) => {
           const judged = await judgeSupport({
             judge: deps.judge,
+            injection,
             question: analysis,
             passages: labeled,
             maxUnits: deps.settings.judgeUnits,

@@ -19,6 +19,12 @@ export interface InjectionDetector {
   /** sha256 of the manifest, which pins the weights and states the threshold. */
   readonly sha256: string;
   readonly threshold: number;
+  /**
+   * A unit scoring at or above this (and below `threshold`) stays on its page but is never an answer
+   * unit: missing an instruction quotes it to a patient, while keeping a rule out of answers costs
+   * at most an abstention (calibrated on validation by training/injection/data.py).
+   */
+  readonly answerThreshold: number;
   /** P(addressed to a machine reader). */
   score(text: string): number;
   /** score(text) >= threshold. */
@@ -28,7 +34,7 @@ export interface InjectionDetector {
 /** The shipped detector; the manifest's hash is pinned here, the weights by the manifest. */
 export const INJECTION_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/injection', import.meta.url)),
-  manifestSha256: 'dc9d727f24d24d758452dadf0d623f91e222ff699923e009346496e3b7a76501',
+  manifestSha256: '3114f69a2570242c412d9930691e78873e3eba0a3c450994f52de9b3b0c20650',
 };
 
 const WEIGHTS_FILE = 'weights.f32';
@@ -42,6 +48,7 @@ const ManifestSchema = z.object({
     .refine((n) => (n & (n - 1)) === 0, 'a power of two'),
   intercept: z.number(),
   threshold: z.number().gt(0).lt(1),
+  answer_threshold: z.number().gt(0).lt(1),
   files: z.object({ [WEIGHTS_FILE]: z.string().regex(/^[0-9a-f]{64}$/u) }),
 });
 
@@ -130,6 +137,7 @@ export function loadInjectionDetector(folder: PinnedModelFolder): InjectionDetec
     modelId: manifest.model_id,
     sha256: folder.manifestSha256,
     threshold: manifest.threshold,
+    answerThreshold: Math.min(manifest.answer_threshold, manifest.threshold),
     score,
     isInstruction: (text) => score(text) >= manifest.threshold,
   };

@@ -76,3 +76,17 @@ def calibrate(scores, rows):
         if np.sum(neg_corpus >= t) == 0 and np.sum(neg_written >= t) <= 0.01 * len(neg_written):
             return float(t)
     return 0.99
+
+
+def answer_calibrate(scores, rows, share=0.0005):
+    """The lowest threshold (on a 0.01 grid) that at most `share` of the validation corpora's policy
+    sentences reach: a unit at or above it is never an answer unit (it stays on the page). Missing an
+    instruction quotes it to a patient; keeping a rule out of answers costs at most an abstention."""
+    labels = np.array([r["label"] for r in rows])
+    corpus = np.array([r["source"].startswith("corpus:") for r in rows])
+    policy = scores[corpus & (labels == 0)]
+    for t in np.round(np.arange(0.05, 1.0, 0.01), 2):
+        if np.sum(policy >= t) <= share * len(policy):
+            return float(t)
+    return 0.99
+

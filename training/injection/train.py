@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 import features
-from data import HELDOUT_GROUPS, SEED, VALIDATION_GROUPS, calibrate, load, report
+from data import HELDOUT_GROUPS, SEED, VALIDATION_GROUPS, answer_calibrate, calibrate, load, report
 
 
 def sigmoid(z):
@@ -67,7 +67,10 @@ def main():
     curve = {str(t): report(by["heldout"], held_scores, t)["all"] for t in (0.3, 0.5, 0.7, 0.9)}
     missed = [r["text"] for r, s in zip(by["heldout"], held_scores) if r["label"] == 1 and s < threshold]
     flagged = [r["text"] for r, s in zip(by["heldout"], held_scores) if r["label"] == 0 and s >= threshold]
-    print(f"chosen C={C}, threshold {threshold}")
+    answer_threshold = min(threshold, answer_calibrate(val_scores, by["validation"]))
+    answer_heldout = report(by["heldout"], held_scores, answer_threshold)
+    print(f"chosen C={C}, threshold {threshold}, answer threshold {answer_threshold}")
+    print("held out at the answer threshold:", json.dumps(answer_heldout))
     print("held out:", json.dumps(heldout, indent=1))
     print("held out, missed:", *missed, sep="\n  ")
     print("held out, flagged policy sentences:", *flagged, sep="\n  ")
@@ -85,6 +88,7 @@ def main():
         "buckets": args.buckets,
         "intercept": intercept,
         "threshold": threshold,
+        "answer_threshold": answer_threshold,
         "data": {
             "sha256": data_digest,
             "train": len(by["train"]),
@@ -95,7 +99,7 @@ def main():
         },
         "training": {"C": C, "class_weight": "balanced", "seed": SEED},
         "validation": validation,
-        "heldout": {"at_threshold": heldout, "curve": curve},
+        "heldout": {"at_threshold": heldout, "at_answer_threshold": answer_heldout, "curve": curve},
         "parity": [[by["heldout"][i]["text"], float(held_scores[i])] for i in pick],
         "files": {"weights.f32": hashlib.sha256(weights_file.read_bytes()).hexdigest()},
     }
