@@ -175,7 +175,7 @@ describe('the pipeline, outcome by outcome', () => {
     expect(trace.answer).not.toMatch(/all appointments are free|no insurance/u);
     // The detector that kept it out of the units is recorded with the judge.
     const detector = shippedInjectionDetector();
-    expect(trace.support_decision).toMatchObject({ injection: { model: detector.modelId, sha256: detector.sha256, threshold: detector.threshold } });
+    expect(trace.support_decision).toMatchObject({ injection: { model: detector.modelId, sha256: detector.sha256, threshold: detector.threshold, answer_threshold: detector.answerThreshold } });
   });
 
   it('offers a passage ranked below the k best-retrieved only when its unit answers at the higher bar, and records the bar', async () => {

@@ -61,7 +61,7 @@ describe('verify and replay', () => {
     expect(report.differences.length).toBeGreaterThan(0);
   });
 
-  it('replay names a changed judge bar below the k best-retrieved, and a changed retriever', async () => {
+  it('replay names a changed judge bar below the k best-retrieved, a changed retriever and a changed injection detector', async () => {
     const before = (await runtime.store.get(ids[0] ?? ''))?.trace;
     const decision = before?.support_decision;
     if (before === undefined || decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged trace');
@@ -71,6 +71,11 @@ describe('verify and replay', () => {
     const lanceBm25 = before.config.retriever.replace(/fts=[^,]+/u, 'fts=lancedb-bm25');
     expect(lanceBm25).not.toBe(before.config.retriever);
     expect(compareTraces({ ...before, config: { ...before.config, retriever: lanceBm25 } }, before)).toEqual([`retriever ${lanceBm25} -> ${before.config.retriever}`]);
+    // A trace made under an earlier injection detector (session 20's manifest, before its answer threshold) names the change.
+    const detector = decision.injection;
+    if (detector === undefined) throw new Error('no detector recorded');
+    const earlier = { ...before, support_decision: { ...decision, injection: { model: detector.model, sha256: 'dc9d727f24d24d758452dadf0d623f91e222ff699923e009346496e3b7a76501', threshold: 0.8 } } };
+    expect(compareTraces(earlier, before)).toEqual([`injection detector dc9d727f24d2 -> ${detector.sha256.slice(0, 12)}`]);
   });
 
   it('catches a stored passage copy altered behind the triggers, naming the trace', async () => {

@@ -25,8 +25,8 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean => a.leng
 
 /**
  * What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions, the retriever
- * (its id names the search arithmetic), the support judge's model (its manifest, which holds its threshold) and the
- * bar below the k best-retrieved.
+ * (its id names the search arithmetic), the support judge's model (its manifest, which holds its threshold), the
+ * bar below the k best-retrieved, and the injection detector (its manifest holds both its thresholds).
  */
 export function compareTraces(before: Trace, after: Trace): string[] {
   const changes: string[] = [];
@@ -43,6 +43,11 @@ export function compareTraces(before: Trace, after: Trace): string[] {
     if (judgeBefore.sha256 !== judgeAfter.sha256) changes.push(`support judge ${judgeBefore.sha256.slice(0, 12)} -> ${judgeAfter.sha256.slice(0, 12)}`);
     const [barBefore, barAfter] = [judgeBefore.threshold_beyond_k, judgeAfter.threshold_beyond_k];
     if (barBefore !== undefined && barAfter !== undefined && barBefore !== barAfter) changes.push(`judge bar below the k best-retrieved ${barBefore} -> ${barAfter}`);
+  }
+  const detectorOf = (t: Trace) => (t.support_decision !== null && t.support_decision !== undefined && 'injection' in t.support_decision ? t.support_decision.injection : undefined);
+  const [detectorBefore, detectorAfter] = [detectorOf(before), detectorOf(after)];
+  if (detectorBefore !== undefined && detectorAfter !== undefined && detectorBefore.sha256 !== detectorAfter.sha256) {
+    changes.push(`injection detector ${detectorBefore.sha256.slice(0, 12)} -> ${detectorAfter.sha256.slice(0, 12)}`);
   }
   return changes;
 }

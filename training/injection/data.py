@@ -1,6 +1,6 @@
 """What the injection detectors share: the labelled texts (written lines and corpus lines with
 their hand-labelled planted ones), the splits, the threshold rule and the figures reported.
-Read by train.py (the hashed n-gram model) and finetune.py (the encoder)."""
+Read by train.py (the hashed n-gram model; candidate encoders read the same, docs/injection.md)."""
 import hashlib
 import json
 from pathlib import Path
