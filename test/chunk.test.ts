@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { passageUnits } from '../src/cite/index.js';
 import { chunkRevision, revisionIdOf } from '../src/ingest/index.js';
 
 const revision = revisionIdOf('fixture');
@@ -12,6 +13,9 @@ const block = fc.oneof(
     })
     .map((s) => s.join(' ')),
   fc.array(fc.constantFrom('photo ID', 'insurance card', 'medication list'), { minLength: 1, maxLength: 4 }).map((items) => items.map((i) => `- ${i}`).join('\n')),
+  fc
+    .array(fc.constantFrom('| Jan. 19 | Martin Luther King Jr. Day | Closed |', '| Nov. 26 | Thanksgiving Day | Closed |', '| Dec. 24 | Christmas Eve | 8 am – 1 pm |'), { minLength: 1, maxLength: 14 })
+    .map((rows) => ['| Date | Holiday | Hours |', '|---|---|---|', ...rows].join('\n')),
 );
 
 describe('chunking', () => {
@@ -30,6 +34,8 @@ describe('chunking', () => {
         }
         const nonHeading = blocks.filter((b) => !b.startsWith('#'));
         if (nonHeading.length > 0) expect(passages.length).toBeGreaterThan(0);
+        // A table is never cut: every table of the body lies whole inside one passage.
+        for (const table of blocks.filter((b) => b.startsWith('| Date'))) expect(passages.some((p) => p.text.includes(table))).toBe(true);
       }),
       { seed: 42, numRuns: 300 },
     );
@@ -43,5 +49,14 @@ describe('chunking', () => {
       '## Parking\n\nParking is free.',
     ]);
     expect(passages[0]?.headings).toEqual(['Lab', 'Walk-ins']);
+  });
+
+  it('keeps a table longer than a passage whole, so each row is a unit with its header cells', () => {
+    const rows = ['| Thursday, January 1, 2026 | New Year\'s Day | Closed |', '| Monday, January 19, 2026 | Martin Luther King Jr. Day | Regular hours |', '| Thursday, November 26, 2026 | Thanksgiving Day | Closed |'];
+    const body = `# Holiday hours\n\n| Date | Holiday | Harbor Clinic |\n|---|---|---|\n${[...rows, ...rows, ...rows].join('\n')}\n`;
+    const passages = chunkRevision({ revision, sourceId: 'fixture' as never, body }, { minChars: 80, maxChars: 300 });
+    expect(passages).toHaveLength(1);
+    expect(passages[0]?.text.length).toBeGreaterThan(300);
+    expect(passageUnits(passages[0]!).map((u) => u.text)).toContain('Date: Thursday, November 26, 2026; Holiday: Thanksgiving Day; Harbor Clinic: Closed');
   });
 });

@@ -1,5 +1,6 @@
 import type { Root, RootContent } from 'mdast';
 import { toString } from 'mdast-util-to-string';
+import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { chunkIdOf, type Passage, type Revision } from '../domain/index.js';
@@ -8,18 +9,21 @@ import { sentenceSpans } from '../text/index.js';
 export interface ChunkOptions {
   /** A passage keeps absorbing following blocks of its section while shorter than this. */
   readonly minChars: number;
-  /** A passage never grows past this by absorbing blocks; a longer block is split at sentences. */
+  /** A passage never grows past this by absorbing blocks; a longer block is split at sentences, but a table never. */
   readonly maxChars: number;
 }
 
 export const DEFAULT_CHUNKING: ChunkOptions = { minChars: 160, maxChars: 900 };
 
-const parser = unified().use(remarkParse);
+// GFM, as units are drawn (src/cite/units.ts): a table is a table, not a paragraph to cut at its periods.
+const parser = unified().use(remarkParse).use(remarkGfm);
 
 interface Span {
   start: number;
   end: number;
   readonly headings: readonly string[];
+  /** A table: kept whole whatever its length (cut mid-row, its rows lose their header cells and their row structure). */
+  readonly table: boolean;
 }
 
 function offsets(node: RootContent): { start: number; end: number } {
@@ -37,7 +41,7 @@ function splitLong(body: string, span: Span, maxChars: number): Span[] {
       current.end = end;
     } else {
       if (current !== null) pieces.push(current);
-      current = { start, end, headings: span.headings };
+      current = { start, end, headings: span.headings, table: false };
     }
   }
   if (current !== null) pieces.push(current);
@@ -57,7 +61,7 @@ export function chunkRevision(revision: Pick<Revision, 'revision' | 'sourceId' |
   let headingStart: number | null = null;
   let current: Span | null = null;
   const flush = (): void => {
-    if (current !== null) spans.push(...(current.end - current.start > options.maxChars ? splitLong(body, current, options.maxChars) : [current]));
+    if (current !== null) spans.push(...(current.end - current.start > options.maxChars && !current.table ? splitLong(body, current, options.maxChars) : [current]));
     current = null;
   };
 
@@ -77,7 +81,7 @@ export function chunkRevision(revision: Pick<Revision, 'revision' | 'sourceId' |
       continue;
     }
     flush();
-    current = { start: headingStart ?? start, end, headings: headingStack.map((h) => h.text) };
+    current = { start: headingStart ?? start, end, headings: headingStack.map((h) => h.text), table: node.type === 'table' };
     headingStart = null;
   }
   flush();
