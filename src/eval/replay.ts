@@ -37,17 +37,18 @@ export function compareTraces(before: Trace, after: Trace): string[] {
   if (!sameList(citedKeys(before), citedKeys(after))) changes.push('cited');
   // A trace made before a retriever change (LanceDB's BM25 until session 20) is replayed under today's.
   if (before.config.retriever !== after.config.retriever) changes.push(`retriever ${before.config.retriever} -> ${after.config.retriever}`);
-  const judgeOf = (t: Trace) => (t.support_decision !== null && t.support_decision !== undefined && 'judge' in t.support_decision ? t.support_decision.judge : undefined);
-  const [judgeBefore, judgeAfter] = [judgeOf(before), judgeOf(after)];
-  if (judgeBefore !== undefined && judgeAfter !== undefined) {
+  // A judged trace's support decision names its judge and the injection detector beside it.
+  const judgedOf = (t: Trace) => (t.support_decision !== null && t.support_decision !== undefined && 'judge' in t.support_decision ? t.support_decision : undefined);
+  const [decisionBefore, decisionAfter] = [judgedOf(before), judgedOf(after)];
+  if (decisionBefore !== undefined && decisionAfter !== undefined) {
+    const [judgeBefore, judgeAfter] = [decisionBefore.judge, decisionAfter.judge];
     if (judgeBefore.sha256 !== judgeAfter.sha256) changes.push(`support judge ${judgeBefore.sha256.slice(0, 12)} -> ${judgeAfter.sha256.slice(0, 12)}`);
     const [barBefore, barAfter] = [judgeBefore.threshold_beyond_k, judgeAfter.threshold_beyond_k];
     if (barBefore !== undefined && barAfter !== undefined && barBefore !== barAfter) changes.push(`judge bar below the k best-retrieved ${barBefore} -> ${barAfter}`);
-  }
-  const detectorOf = (t: Trace) => (t.support_decision !== null && t.support_decision !== undefined && 'injection' in t.support_decision ? t.support_decision.injection : undefined);
-  const [detectorBefore, detectorAfter] = [detectorOf(before), detectorOf(after)];
-  if (detectorBefore !== undefined && detectorAfter !== undefined && detectorBefore.sha256 !== detectorAfter.sha256) {
-    changes.push(`injection detector ${detectorBefore.sha256.slice(0, 12)} -> ${detectorAfter.sha256.slice(0, 12)}`);
+    const [detectorBefore, detectorAfter] = [decisionBefore.injection, decisionAfter.injection];
+    if (detectorBefore !== undefined && detectorAfter !== undefined && detectorBefore.sha256 !== detectorAfter.sha256) {
+      changes.push(`injection detector ${detectorBefore.sha256.slice(0, 12)} -> ${detectorAfter.sha256.slice(0, 12)}`);
+    }
   }
   return changes;
 }

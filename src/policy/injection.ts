@@ -39,18 +39,20 @@ export const INJECTION_MODEL: PinnedModelFolder = {
 
 const WEIGHTS_FILE = 'weights.f32';
 
-const ManifestSchema = z.object({
-  model_id: z.string().min(1),
-  buckets: z
-    .number()
-    .int()
-    .positive()
-    .refine((n) => (n & (n - 1)) === 0, 'a power of two'),
-  intercept: z.number(),
-  threshold: z.number().gt(0).lt(1),
-  answer_threshold: z.number().gt(0).lt(1),
-  files: z.object({ [WEIGHTS_FILE]: z.string().regex(/^[0-9a-f]{64}$/u) }),
-});
+const ManifestSchema = z
+  .object({
+    model_id: z.string().min(1),
+    buckets: z
+      .number()
+      .int()
+      .positive()
+      .refine((n) => (n & (n - 1)) === 0, 'a power of two'),
+    intercept: z.number(),
+    threshold: z.number().gt(0).lt(1),
+    answer_threshold: z.number().gt(0).lt(1),
+    files: z.object({ [WEIGHTS_FILE]: z.string().regex(/^[0-9a-f]{64}$/u) }),
+  })
+  .refine((m) => m.answer_threshold <= m.threshold, 'answer_threshold above threshold');
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -137,7 +139,7 @@ export function loadInjectionDetector(folder: PinnedModelFolder): InjectionDetec
     modelId: manifest.model_id,
     sha256: folder.manifestSha256,
     threshold: manifest.threshold,
-    answerThreshold: Math.min(manifest.answer_threshold, manifest.threshold),
+    answerThreshold: manifest.answer_threshold,
     score,
     isInstruction: (text) => score(text) >= manifest.threshold,
   };
