@@ -107,7 +107,7 @@ describe('a shipped model scores each input on its own', () => {
     const logit = (p: readonly number[] | undefined): number => Math.log(p?.[1] ?? 0) - Math.log(p?.[0] ?? 0);
     const expected = (p1 ?? []).map((p, i) => ((p[1] ?? 0) >= cascade.second_from ? 1 / (1 + Math.exp(-(logit(p) + logit(p2?.[i])) / 2)) : p[1]));
     // Both branches are exercised: a unit the second member reads and one it does not.
-    expect((p1 ?? []).map((p) => (p[1] ?? 0) >= cascade.second_from)).toEqual([true, true, false]);
+    expect((p1 ?? []).map((p) => (p[1] ?? 0) >= cascade.second_from)).toEqual([true, false, true]);
     expect(await judge.score(question, units)).toEqual(expected);
   });
 });
