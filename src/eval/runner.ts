@@ -54,7 +54,7 @@ export function traceSupport(revisions: ReadonlyMap<RevisionId, RevisionMeta>): 
   return (trace, sentence, labels) => {
     const cited = trace.retrieved
       .filter((r) => labels.includes(r.label))
-      .map((r) => ({ passage: { text: r.text, headings: [] }, revision: { title: revisions.get(r.revision)?.title ?? '' } }));
+      .map((r) => ({ passage: { text: r.text, start: r.start, end: r.end, headings: [] }, revision: { title: revisions.get(r.revision)?.title ?? '' } }));
     return supportScore(stripLabels(sentence), cited);
   };
 }

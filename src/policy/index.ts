@@ -2,6 +2,6 @@ export { normalizeQuestion, MAX_QUESTION_CHARS, type NormalizedQuestion } from '
 export { deploymentNames, deploymentWords, entityLabel, mentionedEntities } from './entities.js';
 export { clarifyQuestion } from './clarify.js';
 export { abstentionMessage, routingMessage } from './messages.js';
-export { INJECTION_MODEL, isInstruction, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
+export { INJECTION_MODEL, isInstruction, keptOutOfAnswers, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
 export { askedPeriods, dayExclusion, periodExclusion, type AskedPeriod } from './period.js';
 export { policyNames, properNames } from './names.js';

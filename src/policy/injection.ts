@@ -154,3 +154,9 @@ export function shippedInjectionDetector(): InjectionDetector {
 
 /** Whether the shipped detector reads `text` as addressed to a machine reader rather than to patients. */
 export const isInstruction = (text: string): boolean => shippedInjectionDetector().isInstruction(text);
+
+/** Whether the shipped detector keeps `text` out of answers: it scores at or above the answer threshold (below which nothing is kept out). */
+export function keptOutOfAnswers(text: string): boolean {
+  const detector = shippedInjectionDetector();
+  return detector.score(text) >= detector.answerThreshold;
+}
