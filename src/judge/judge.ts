@@ -41,7 +41,7 @@ const CascadeManifestSchema = z.object({
 /** The shipped judge (models/judge: the cascade's manifest and its two int8 ONNX members); the manifest's hash is pinned here, everything else by it. */
 export const JUDGE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/judge', import.meta.url)),
-  manifestSha256: 'a0f51deac551b9990cc0f3deccdfc70c224708857bc03c3d2917926e3e7d558d',
+  manifestSha256: '944d5ed8ea0c3286db4e1ce06785be6650f2abb3011127ecaa54344ad23fda10',
 };
 
 const logit = (p: readonly number[]): number => Math.log(p[1] ?? 0) - Math.log(p[0] ?? 0);

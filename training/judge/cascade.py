@@ -45,6 +45,7 @@ def main():
     ap.add_argument("--second", required=True)
     ap.add_argument("--second-from", type=float, default=0.05)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--threshold", type=float, help="the threshold, chosen elsewhere (candidate C': on dev sets 30-37 at v7's refusal rate), instead of validation's")
     args = ap.parse_args()
     rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
     split = {s: [r for r in rows if r["split"] == s] for s in ["validation", "heldout"]}
@@ -56,8 +57,11 @@ def main():
         scored[name] = combined(p1, p2, args.second_from)
         print(f"{name}: the second model read {int((p1[:, 1] >= args.second_from).sum())} of {len(rs)} pairs")
     sv = scored["validation"]
-    threshold, at, cost, questions = question_threshold(split["validation"], sv)
-    print(f"question-level cost on {questions} validation questions at {threshold}: {at} (at 0.5: {cost(0.5)}, at 0.9: {cost(0.9)})")
+    chosen, at, cost, questions = question_threshold(split["validation"], sv)
+    print(f"question-level cost on {questions} validation questions at {chosen}: {at} (at 0.5: {cost(0.5)}, at 0.9: {cost(0.9)})")
+    threshold = chosen if args.threshold is None else args.threshold
+    if args.threshold is not None:
+        print(f"threshold {threshold} as given (question-level cost there: {cost(threshold)})")
     print(f"threshold {threshold} (validation: {precision_recall(split['validation'], sv, threshold)})")
     heldout = heldout_report(split["heldout"], scored["heldout"], threshold)
     out = Path(args.out)
@@ -67,6 +71,7 @@ def main():
         "combine": "mean-logit",
         "second_from": args.second_from,
         "threshold": threshold,
+        "threshold_chosen_by": "validation split, question-level cost" if args.threshold is None else "given (--threshold)",
         "members": {"first": {"dir": Path(args.first).name, "manifest_sha256": sha1}, "second": {"dir": Path(args.second).name, "manifest_sha256": sha2}},
         "data": {"sha256": hashlib.sha256(open(args.data, "rb").read()).hexdigest(), **{f"{s}_pairs": len(v) for s, v in split.items()}},
         "heldout": heldout,
