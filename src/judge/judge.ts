@@ -41,7 +41,7 @@ const CascadeManifestSchema = z.object({
 /** The shipped judge (models/judge: the cascade's manifest and its two int8 ONNX members); the manifest's hash is pinned here, everything else by it. */
 export const JUDGE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/judge', import.meta.url)),
-  manifestSha256: '944d5ed8ea0c3286db4e1ce06785be6650f2abb3011127ecaa54344ad23fda10',
+  manifestSha256: 'ef6a2d9bd907cc848c5fd706b6b9e679fdfaf76b5ecabf0625b6091ae433fd94',
 };
 
 const logit = (p: readonly number[]): number => Math.log(p[1] ?? 0) - Math.log(p[0] ?? 0);

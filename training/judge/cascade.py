@@ -67,7 +67,7 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = {
-        "model_id": f"judge-cascade({m1['model_id']}; {m2['model_id']} from {args.second_from})",
+        "model_id": f"judge-cascade({m1['model_id']}+{m2['model_id']},from={args.second_from})",
         "combine": "mean-logit",
         "second_from": args.second_from,
         "threshold": threshold,
