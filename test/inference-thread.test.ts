@@ -65,7 +65,7 @@ describe('the inference thread', () => {
   it('started without waiting (a one-shot command), a model resolves on its manifest alone; its calls and the handed-over build fail alike when its files are not the pinned ones', async () => {
     const copy = await mkdtemp(path.join(os.tmpdir(), 'citetrace-altered-judge-'));
     await cp(JUDGE_MODEL.dir, copy, { recursive: true });
-    const onnx = path.join(copy, 'model_quantized.onnx');
+    const onnx = path.join(copy, 'minilm', 'model_quantized.onnx');
     const bytes = await readFile(onnx);
     bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
     await writeFile(onnx, bytes);

@@ -45,12 +45,16 @@ def minilm_state_dict(onnx_path):
     return {f"bert.{k}": v for k, v in state.items()}
 
 
+def load_tokenizer(path):
+    """The uncased WordPiece tokenizer both encoders share, from its tokenizer.json."""
+    return PreTrainedTokenizerFast(tokenizer_file=path, unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]", cls_token="[CLS]", mask_token="[MASK]")
+
+
 def load_classifier(minilm_dir, labels, layers=None, base="minilm-l6"):
     """(tokenizer, model): the base encoder (its first `layers`, default all: fewer cost less per
     token) with a new pooler and classification head; its embedding tables frozen (11.7M of 22.7M
     parameters: cheaper steps, and rare words and typos keep what MiniLM learnt for them)."""
-    tokenizer = PreTrainedTokenizerFast(tokenizer_file=os.path.join(minilm_dir, TOKENIZER_FILE), unk_token="[UNK]", sep_token="[SEP]",
-                                        pad_token="[PAD]", cls_token="[CLS]", mask_token="[MASK]")
+    tokenizer = load_tokenizer(os.path.join(minilm_dir, TOKENIZER_FILE))
     onnx_file, base_layers, _ = BASES[base]
     layers = base_layers if layers is None else layers
     config = BertConfig(vocab_size=30522, hidden_size=384, num_hidden_layers=layers, num_attention_heads=12, intermediate_size=1536,

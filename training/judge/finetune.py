@@ -14,6 +14,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minilm import BASES, export, int8_probabilities, int8_session, load_classifier, sha256, train, write_model_folder  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from calibration import heldout_report, precision_recall, question_threshold  # noqa: E402
+
 LABELS = ["other", "answers"]
 
 
@@ -126,45 +129,13 @@ def main():
     def scores(rs):
         return int8_probabilities(sess, encode, rs)[:, 1]
 
-    def pr(rs, s, t):
-        tp = sum(1 for r, x in zip(rs, s) if x >= t and r["label"] == 1)
-        fp = sum(1 for r, x in zip(rs, s) if x >= t and r["label"] == 0)
-        fn = sum(1 for r, x in zip(rs, s) if x < t and r["label"] == 1)
-        return {"precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0, "tp": tp, "fp": fp, "fn": fn}
-
     sv = scores(split["validation"])
-    candidates = [t / 100 for t in range(5, 100)]
-
-    # The threshold is chosen as the product uses it: per question, the best-scored unit answers when
-    # it reaches the threshold. Over the validation questions, an unsupported answer (the top unit
-    # does not answer) costs 2 and a wrong abstention (some unit answers, none reaches it) costs 1.
-    groups = {}
-    for r, x in zip(split["validation"], sv):
-        groups.setdefault((r["system"], r["question"]), []).append((x, r["label"]))
-
-    def cost(t):
-        total = 0
-        for g in groups.values():
-            top, label = max(g)
-            total += (2 if label == 0 else 0) if top >= t else (1 if any(l for _, l in g) else 0)
-        return total
-    threshold = min(candidates, key=lambda t: (cost(t), -t))
-    print(f"question-level cost on {len(groups)} validation questions at {threshold}: {cost(threshold)} (at 0.5: {cost(0.5)}, at 0.9: {cost(0.9)})")
-    print(f"threshold {threshold} (validation: {pr(split['validation'], sv, threshold)})")
+    threshold, at, cost, questions = question_threshold(split["validation"], sv)
+    print(f"question-level cost on {questions} validation questions at {threshold}: {at} (at 0.5: {cost(0.5)}, at 0.9: {cost(0.9)})")
+    print(f"threshold {threshold} (validation: {precision_recall(split['validation'], sv, threshold)})")
 
     sh = scores(split["heldout"])
-    heldout = pr(split["heldout"], sh, threshold)
-    print(f"held-out systems {sorted({r['system'] for r in split['heldout']})}: {heldout}")
-    curve = {str(t): pr(split["heldout"], sh, t) for t in [0.3, 0.5, 0.7, 0.9]}
-    for t, m in curve.items():
-        print(f"  at {t}: precision {m['precision']:.3f} recall {m['recall']:.3f}")
-    kinds = {}
-    for r, x in zip(split["heldout"], sh):
-        k = kinds.setdefault(r["kind"], {"n": 0, "judged_answers": 0, "label": r["label"]})
-        k["n"] += 1
-        k["judged_answers"] += int(x >= threshold)
-    for kind, k in sorted(kinds.items()):
-        print(f"  {kind:22} n={k['n']:3} judged answers {k['judged_answers']:3} ({'should' if k['label'] else 'should not'})")
+    heldout = heldout_report(split["heldout"], sh, threshold)
     with open(out / "heldout-scores.jsonl", "w", encoding="utf-8") as f:
         for r, x in zip(split["heldout"], sh):
             f.write(json.dumps({**{k: r[k] for k in ["system", "question", "text", "label", "kind"]}, "score": round(float(x), 4)}) + "\n")
@@ -180,7 +151,7 @@ def main():
                  **({"second_stage": {"sha256": sha256(args.then), "pairs": sum(1 for l in open(args.then, encoding="utf-8") if l.strip())}} if args.then else {})},
         "training": {"layers": args.layers, "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed, "listwise": args.listwise, "seconds": seconds,
                      **({"second_stage": {"epochs": args.then_epochs, "lr": args.then_lr}} if args.then else {})},
-        "heldout": {"systems": sorted({r["system"] for r in split["heldout"]}), "at_threshold": heldout, "curve": curve, "by_kind": kinds},
+        "heldout": heldout,
     })
     print(f"wrote {out}; model_quantized.onnx sha256 {manifest['files']['model_quantized.onnx']}")
 
