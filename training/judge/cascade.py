@@ -3,9 +3,9 @@ the second also reads each unit the first scores at `--second-from` or more, and
 is the sigmoid of the mean of the two models' logits (any other unit keeps the first's score). The
 threshold is chosen on the validation split by the rule finetune.py uses for one judge
 (calibration.py). Writes the cascade's manifest, which pins both members' manifests by sha256; the
-members stay in their own folders (models/judge and models/judge-bge).
+members stay in their own folders (models/judge/minilm and models/judge/bge-small).
 
-    python training/judge/cascade.py --data PAIRS.jsonl --first models/judge --second models/judge-bge --out models/judge-cascade"""
+    python training/judge/cascade.py --data PAIRS.jsonl --first models/judge/minilm --second models/judge/bge-small --out models/judge-cascade"""
 import argparse, hashlib, json, sys
 from pathlib import Path
 
