@@ -2,9 +2,10 @@
 page title) that says whether the unit answers the question; picks the decision threshold on the
 validation split as the product uses it (per question, the best unit against the threshold; an
 unsupported answer costs twice a wrong abstention), and reports precision and recall of "answers" on held-out systems, overall and per
-hard-negative kind. Writes models/judge (int8 ONNX, tokenizer, configs, manifest).
+hard-negative kind. Writes a model folder (int8 ONNX, tokenizer, configs, manifest): the judge's first member,
+models/judge/minilm, when run by train.sh.
 
-    python training/judge/finetune.py --data PAIRS.jsonl --minilm MINILM_DIR --out models/judge"""
+    python training/judge/finetune.py --data PAIRS.jsonl --minilm MINILM_DIR --out models/judge/minilm"""
 import argparse, json, os, random, sys
 from collections import Counter
 from pathlib import Path
