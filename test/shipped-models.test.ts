@@ -15,6 +15,17 @@ const ONNX_FILES = ['config.json', 'model_quantized.onnx', 'tokenizer.json', 'to
 const cascade = JSON.parse(await readFile(path.join(JUDGE_MODEL.dir, 'manifest.json'), 'utf8')) as { second_from: number; members: Record<'first' | 'second', { dir: string; manifest_sha256: string }> };
 const JUDGE_MEMBERS: readonly PinnedModelFolder[] = [cascade.members.first, cascade.members.second].map((m) => ({ dir: path.join(JUDGE_MODEL.dir, m.dir), manifestSha256: m.manifest_sha256 }));
 
+/** Flip one byte of a model file, then load: refused with one line naming the file (exit 2). */
+async function expectAlteredRefused(file: string, load: () => Promise<unknown>): Promise<void> {
+  const bytes = await readFile(file);
+  bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
+  await writeFile(file, bytes);
+  const error = (await load().catch((e: unknown) => e)) as CitetraceError;
+  expect(error).toBeInstanceOf(CitetraceError);
+  expect(error.exitCode).toBe(2);
+  expect(error.message).toMatch(new RegExp(`^${file}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u'));
+}
+
 describe.each([
   ['scope classifier', SCOPE_MODEL, loadScopeClassifier, ONNX_FILES, 'model_quantized.onnx'],
   ...JUDGE_MEMBERS.map((folder) => ['support judge', folder, (f: PinnedModelFolder) => loadPinnedClassifier({ folder: f, schema: ModelManifestSchema, what: 'support judge' }), ONNX_FILES, 'model_quantized.onnx'] as const),
@@ -35,14 +46,7 @@ describe.each([
     );
     const copy = path.join(await tempDir(), 'model');
     await cp(folder.dir, copy, { recursive: true });
-    const model = path.join(copy, altered);
-    const bytes = await readFile(model);
-    bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
-    await writeFile(model, bytes);
-    const error = (await load({ ...folder, dir: copy }).catch((e: unknown) => e)) as CitetraceError;
-    expect(error).toBeInstanceOf(CitetraceError);
-    expect(error.exitCode).toBe(2);
-    expect(error.message).toMatch(new RegExp(`^${model}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u'));
+    await expectAlteredRefused(path.join(copy, altered), () => load({ ...folder, dir: copy }));
   });
 });
 
@@ -52,14 +56,7 @@ describe('the shipped support judge (two members read together)', () => {
     for (const member of JUDGE_MEMBERS) {
       const copy = path.join(await tempDir(), 'judge');
       await cp(JUDGE_MODEL.dir, copy, { recursive: true });
-      const model = path.join(copy, path.basename(member.dir), 'model_quantized.onnx');
-      const bytes = await readFile(model);
-      bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] ?? 0) ^ 1;
-      await writeFile(model, bytes);
-      const error = (await loadSupportJudge({ ...JUDGE_MODEL, dir: copy }).catch((e: unknown) => e)) as CitetraceError;
-      expect(error).toBeInstanceOf(CitetraceError);
-      expect(error.exitCode).toBe(2);
-      expect(error.message).toMatch(new RegExp(`^${model}: sha256 [0-9a-f]{64} is not the pinned [0-9a-f]{64}$`, 'u'));
+      await expectAlteredRefused(path.join(copy, path.basename(member.dir), 'model_quantized.onnx'), () => loadSupportJudge({ ...JUDGE_MODEL, dir: copy }));
     }
   });
 });
