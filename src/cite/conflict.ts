@@ -31,7 +31,8 @@ const scopeOf = (p: LabeledPassage): string => JSON.stringify(Object.entries(p.r
  */
 export function findConflict(decision: SupportDecision, offered: readonly LabeledPassage[]): Conflict | null {
   const byLabel = new Map(offered.map((p) => [p.label, p]));
-  const answering = decision.units.filter((u) => byLabel.has(u.label) && answers(decision, u));
+  // The answer compared with its rivals is the best-retrieved passage's (the generator may quote another).
+  const answering = decision.units.filter((u) => byLabel.has(u.label) && answers(decision, u)).sort((a, b) => a.rank - b.rank || (b.score ?? 0) - (a.score ?? 0));
   const best = answering[0];
   const bestPassage = best === undefined ? undefined : byLabel.get(best.label);
   if (best === undefined || bestPassage === undefined) return null;

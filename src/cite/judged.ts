@@ -20,7 +20,7 @@ export interface JudgedUnit extends Unit {
 /** The support decision over the candidate passages; its figures go into the trace. */
 export interface SupportDecision {
   readonly judge: { readonly model: string; readonly sha256: string; readonly threshold: number };
-  /** Every unit of the candidate passages: answering ones first (better-retrieved passage first), then by score, unjudged last in reading order. */
+  /** Every unit of the candidate passages, by score: answering ones first (the better-retrieved passage on a tie), unjudged last in reading order. */
   readonly units: readonly JudgedUnit[];
   /** Labels of passages holding a unit that answers the question. */
   readonly addressing: ReadonlySet<string>;
@@ -144,13 +144,13 @@ export async function judgeSupport(options: {
   const scoreOf = new Map(judgedIndexes.map((i, j) => [i, scores[j] ?? 0]));
   const units: JudgedUnit[] = candidates.map((c, i) => ({ ...c.unit, label: c.label, rank: c.rank, named: c.named, excluded: c.excluded, score: scoreOf.get(i) ?? null }));
   const decision = { judge: { model: judge.modelId, sha256: judge.sha256, threshold: judge.threshold } };
-  // The judge decides which units answer; among those, the better-retrieved passage comes first (the
-  // judge's scores saturate near 1 and do not rank answers: measured on the retired blind sets, answer
-  // pass rose on three of five with no outcome changed), then the rest by score.
+  // The judge decides which units answer, and the answering unit it scores highest comes first (the
+  // cascade's averaged logits rank answers: docs/support-judge.md, candidate O'; one judge's scores,
+  // saturated near 1, did not), the better-retrieved passage on a tie; then the rest by score.
   const passes = (u: JudgedUnit): number => Number(answers(decision, u));
   const ordered = units
     .map((u, i) => ({ u, i }))
-    .sort((a, b) => passes(b.u) - passes(a.u) || (passes(a.u) === 1 ? a.u.rank - b.u.rank : 0) || (b.u.score ?? -1) - (a.u.score ?? -1) || a.i - b.i)
+    .sort((a, b) => passes(b.u) - passes(a.u) || (b.u.score ?? -1) - (a.u.score ?? -1) || a.u.rank - b.u.rank || a.i - b.i)
     .map(({ u }) => u);
   return { ...decision, units: ordered, addressing: new Set(ordered.filter((u) => answers(decision, u)).map((u) => u.label)) };
 }
