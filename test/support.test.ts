@@ -221,6 +221,25 @@ describe('the shipped support judge', () => {
   });
 });
 
+describe('answering units in order', () => {
+  const page = (label: string, text: string): LabeledPassage =>
+    ({ label, passage: { chunkId: `o-${label}`, text, start: 0, end: text.length, headings: [] }, revision: { title: 'Hours', entities: {} } }) as unknown as LabeledPassage;
+  // Scores by a word of each unit: both rows answer, the lower-ranked one more surely; parking does not.
+  const judge: SupportJudge = {
+    modelId: 'fixed',
+    sha256: '0'.repeat(64),
+    threshold: 0.5,
+    score: (_question, texts) => Promise.resolve(texts.map((t) => (t.includes('Wednesday') ? 0.8 : t.includes('Friday') ? 0.99 : 0.2))),
+  };
+  const passages = [page('S1', 'The clinic is open Wednesday 8 to 6.'), page('S2', 'The clinic is open Friday 8 to 2.'), page('S3', 'Parking is free.')];
+
+  it('puts first the answering unit the judge scores highest, whatever its passage\'s rank, then the rest by score', async () => {
+    const d = await judgeSupport({ judge, question: 'what time do you close on friday?', passages, maxUnits: 12, assistant: { organization: 'Test Health', appointment_channel: 'call 555-0100', entities: {} }, mentioned: {} });
+    expect(d.units.map((u) => u.label)).toEqual(['S2', 'S1', 'S3']);
+    expect(d.addressing).toEqual(new Set(['S1', 'S2']));
+  });
+});
+
 describe('the lexical support of a generated sentence', () => {
   it('takes no words from a sentence the injection detector keeps out of answers, though it scores under the flag threshold', () => {
     const detector = shippedInjectionDetector();
@@ -260,6 +279,10 @@ describe('conflicting sources in force', () => {
     expect(findConflict(decided([[a, 0.95], [otherClinic, 0.93]]), [a, otherClinic])).toBeNull();
     // A rival the judge does not take as an answer is no second answer.
     expect(findConflict(decided([[a, 0.95], [b, 0.2]]), [a, b])).toBeNull();
+    // The answer compared with its rivals is the best-retrieved passage's, though the judge scores the rival higher and lists it first.
+    const ranked = decided([[b, 0.99], [a, 0.95]]);
+    const retrievedFirst = { ...ranked, units: ranked.units.map((u) => ({ ...u, rank: u.label === 'S1' ? 0 : 1 })) };
+    expect(findConflict(retrievedFirst, [a, b])?.labels).toEqual(['S1', 'S2']);
   });
 
   it('abstains with CONFLICTING_REVISIONS end to end when a new page contradicts the one in force', async () => {
