@@ -41,7 +41,7 @@ const CascadeManifestSchema = z.object({
 /** The shipped judge (models/judge: the cascade's manifest and its two int8 ONNX members); the manifest's hash is pinned here, everything else by it. */
 export const JUDGE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/judge', import.meta.url)),
-  manifestSha256: 'ef6a2d9bd907cc848c5fd706b6b9e679fdfaf76b5ecabf0625b6091ae433fd94',
+  manifestSha256: '3edeca527f38c5a0a823c31ec720ae6550c3652cb466bc87db59a49472d9fd1d',
 };
 
 const logit = (p: readonly number[]): number => Math.log(p[1] ?? 0) - Math.log(p[0] ?? 0);
