@@ -1,4 +1,4 @@
-import type { AssistantConfig, EntityMentions, LabeledPassage } from '../domain/index.js';
+import { boundedMemo, type AssistantConfig, type EntityMentions, type LabeledPassage } from '../domain/index.js';
 import type { SupportJudge } from '../judge/index.js';
 import { entityLabel, mentionedEntities, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import { contentTerms, withinOneEdit } from '../text/index.js';
@@ -68,22 +68,17 @@ interface DrawnUnit {
  * and matching entity names are most of the cost), per assistant configuration and injection
  * detector, by content-addressed chunk id.
  */
-const drawnCache = new WeakMap<AssistantConfig, Map<string, readonly DrawnUnit[]>>();
-const MAX_CACHED_PASSAGES = 20_000;
+const drawnCache = new WeakMap<AssistantConfig, (key: string, compute: () => readonly DrawnUnit[]) => readonly DrawnUnit[]>();
 
 function drawnUnits(p: LabeledPassage, assistant: AssistantConfig, injection: InjectionDetector): readonly DrawnUnit[] {
-  let cache = drawnCache.get(assistant);
-  if (cache === undefined) drawnCache.set(assistant, (cache = new Map<string, readonly DrawnUnit[]>()));
-  const key = `${injection.sha256}:${p.passage.chunkId}`;
-  const cached = cache.get(key);
-  if (cached !== undefined) return cached;
-  const drawn = passageUnits(p.passage).map((unit) => {
-    const text = judgeText(p.revision.title, p.passage.headings, unit);
-    return { unit, text, terms: new Set(contentTerms(text)), named: namedBy(text, p.revision.entities, assistant), addressed: injection.score(unit.text) };
-  });
-  if (cache.size >= MAX_CACHED_PASSAGES) cache.delete(cache.keys().next().value ?? '');
-  cache.set(key, drawn);
-  return drawn;
+  let drawn = drawnCache.get(assistant);
+  if (drawn === undefined) drawnCache.set(assistant, (drawn = boundedMemo<readonly DrawnUnit[]>(20_000)));
+  return drawn(`${injection.sha256}:${p.passage.chunkId}`, () =>
+    passageUnits(p.passage).map((unit) => {
+      const text = judgeText(p.revision.title, p.passage.headings, unit);
+      return { unit, text, terms: new Set(contentTerms(text)), named: namedBy(text, p.revision.entities, assistant), addressed: injection.score(unit.text) };
+    }),
+  );
 }
 
 /**

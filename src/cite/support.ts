@@ -1,4 +1,5 @@
 import { isInstruction, keptOutOfAnswers } from '../policy/index.js';
+import { boundedMemo } from '../domain/index.js';
 import { contentTerms, passageSentences } from '../text/index.js';
 import { passageUnits } from './units.js';
 
@@ -14,11 +15,16 @@ const keptOut = (passage: SupportingText['passage']): string[] =>
     .filter((u) => keptOutOfAnswers(u.text))
     .map((u) => u.text);
 
-/** The sentences of a passage that may lend their words to an answer. */
-function lending(passage: SupportingText['passage']): string[] {
-  const out = keptOut(passage);
-  return passageSentences(passage.text).filter((t) => !isInstruction(t) && !out.some((u) => u.includes(t.trim())));
-}
+/**
+ * The sentences of a passage that may lend their words to an answer; remembered, since every sentence
+ * of an answer reads its cited passages again and parsing their units is most of the check's cost.
+ */
+const lent = boundedMemo<readonly string[]>(20_000);
+const lending = (passage: SupportingText['passage']): readonly string[] =>
+  lent(`${passage.start}\u0000${passage.end}\u0000${passage.headings.join('\u0001')}\u0000${passage.text}`, () => {
+    const out = keptOut(passage);
+    return passageSentences(passage.text).filter((t) => !isInstruction(t) && !out.some((u) => u.includes(t.trim())));
+  });
 
 /**
  * Lexical support of a generated sentence: the share of its content words (stemmed, stop words

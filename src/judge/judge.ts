@@ -65,7 +65,7 @@ export async function loadSupportJudge(options: PinnedModelFolder & SessionPlace
     async score(question, texts) {
       const firstP = await first.probabilities(texts.map(() => question), texts);
       const again = texts.flatMap((_, i) => ((firstP[i]?.[1] ?? 0) >= manifest.second_from ? [i] : []));
-      const secondP = await second.probabilities(again.map(() => question), again.map((i) => texts[i] ?? ''));
+      const secondP = again.length === 0 ? [] : await second.probabilities(again.map(() => question), again.map((i) => texts[i] ?? ''));
       const mean = new Map(again.map((i, j) => [i, 1 / (1 + Math.exp(-(logit(firstP[i] ?? []) + logit(secondP[j] ?? [])) / 2))]));
       return firstP.map((p, i) => mean.get(i) ?? p[1] ?? 0);
     },

@@ -2,7 +2,7 @@ import * as chrono from 'chrono-node';
 import type Holidays from 'date-holidays';
 import { data as holidayData } from 'date-holidays/data';
 import { createRequire } from 'node:module';
-import type { IsoDate, LabeledPassage, RevisionMeta, SourceId } from '../domain/index.js';
+import { boundedMemo, type IsoDate, type LabeledPassage, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Unit } from '../cite/index.js';
 import { askingSentences } from '../text/index.js';
 
@@ -225,17 +225,8 @@ function daysOf(unit: Unit, asOf: IsoDate): AskedPeriod[] {
 }
 
 /** daysOf, remembered: passages come back question after question, and parsing dates is most of the check's cost. */
-const statedCache = new Map<string, readonly AskedPeriod[]>();
-const MAX_CACHED_UNITS = 20_000;
-function statedDays(unit: Unit, asOf: IsoDate): readonly AskedPeriod[] {
-  const key = `${asOf}\u0000${unit.kind}\u0000${unit.text}`;
-  const cached = statedCache.get(key);
-  if (cached !== undefined) return cached;
-  const stated = daysOf(unit, asOf);
-  if (statedCache.size >= MAX_CACHED_UNITS) statedCache.delete(statedCache.keys().next().value ?? '');
-  statedCache.set(key, stated);
-  return stated;
-}
+const stated = boundedMemo<readonly AskedPeriod[]>(20_000);
+const statedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] => stated(`${asOf}\u0000${unit.kind}\u0000${unit.text}`, () => daysOf(unit, asOf));
 
 /**
  * Why a unit cannot answer for the days asked, or null: it is about other calendar days than any

@@ -18,17 +18,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration import heldout_report, precision_recall, question_threshold  # noqa: E402
 
 
-def member(folder, rows):
-    """A member's manifest, its sha256, and its P(answers) for each row, scored as the product scores (one row per run)."""
+def member(folder):
+    """A member's manifest, its sha256, and a function giving its P(answers) for rows, scored as the product scores (one row per run)."""
     folder = Path(folder)
     raw = (folder / "manifest.json").read_bytes()
     manifest = json.loads(raw)
     tokenizer = load_tokenizer(str(folder / "tokenizer.json"))
+    session = int8_session(folder)
 
     def encode(batch):
         return tokenizer([r["question"] for r in batch], [r["text"] for r in batch], padding=True, truncation="only_second",
                          max_length=manifest["max_length"], return_tensors="pt")
-    return manifest, hashlib.sha256(raw).hexdigest(), int8_probabilities(int8_session(folder), encode, rows)
+    return manifest, hashlib.sha256(raw).hexdigest(), lambda rows: int8_probabilities(session, encode, rows)
 
 
 def combined(first, second, second_from):
@@ -50,10 +51,11 @@ def main():
     rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
     split = {s: [r for r in rows if r["split"] == s] for s in ["validation", "heldout"]}
     print({s: len(v) for s, v in split.items()})
+    m1, sha1, first = member(args.first)
+    m2, sha2, second = member(args.second)
     scored = {}
     for name, rs in split.items():
-        m1, sha1, p1 = member(args.first, rs)
-        m2, sha2, p2 = member(args.second, rs)
+        p1, p2 = first(rs), second(rs)
         scored[name] = combined(p1, p2, args.second_from)
         print(f"{name}: the second model read {int((p1[:, 1] >= args.second_from).sum())} of {len(rs)} pairs")
     sv = scored["validation"]
