@@ -49,18 +49,21 @@ function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: A
  * different things per value, or a
  * system-wide rule beside a rule for one site (an override: the system rule does not hold there),
  * or one site's rule alone. Candidates are the units that answer the question. A system-wide rule
- * alone, or a sentence that names every site, answers for all of them.
+ * alone, or a sentence that names every site, answers for all of them; a question about every site
+ * ("are any of your clinics open?") is never asked which one.
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly ClarifyCandidate[];
   readonly mentioned: EntityMentions;
+  /** Entity types the question asks about every value of ("any of your clinics"): never asked which one. */
+  readonly every?: readonly string[];
   readonly assistant: AssistantConfig;
 }): Clarification | null {
   const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
   const top = ranked[0];
   if (top === undefined) return null;
   for (const [type, values] of Object.entries(options.assistant.entities)) {
-    if ((options.mentioned[type]?.length ?? 0) > 0) continue;
+    if ((options.mentioned[type]?.length ?? 0) > 0 || options.every?.includes(type) === true) continue;
     const about = top.named[type]?.length ?? 0;
     const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
     if (!(about === 1 || (about > 1 && top.row !== null && !sameUnderEvery(top.row, type, options.assistant)) || override)) continue;
