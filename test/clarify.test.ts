@@ -53,12 +53,16 @@ describe('clarification', () => {
     expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned, assistant })).toBeNull();
   });
 
-  it('does not ask which clinic of a question about every clinic, whatever the answering texts', () => {
+  it('answers a question about every clinic with a row that has a column per clinic, and still asks when one clinic\'s own text leads', () => {
     const every = quantifiedTypes(normalizeQuestion('are any of your locations open on thanksgiving?').normalized, assistant);
     expect(every).toEqual(['clinic']);
     expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, assistant })).not.toBeNull();
-    expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, every, assistant })).toBeNull();
-    expect(clarifyQuestion({ candidates: [eastside, harbor, systemWide], mentioned: {}, every, assistant })).toBeNull();
+    expect(clarifyQuestion({ candidates: [rowPerClinic, harbor], mentioned: {}, every, assistant })).toBeNull();
+    // One clinic's page answering for itself does not answer for every clinic, nor does a row of a per-site table that
+    // names another clinic in passing: quoting either alone would be a guess.
+    expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned: {}, every, assistant })?.ground).toBe('sites differ');
+    const perSite = { label: 'S6', named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
+    expect(clarifyQuestion({ candidates: [perSite], mentioned: {}, every, assistant })?.ground).toBe('a row per site');
   });
 
   it('asks which clinic, offering every clinic, when a system-wide rule answers beside one clinic\'s own rule (an override)', () => {
