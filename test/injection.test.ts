@@ -3,6 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INJECTION_MODEL, isInstruction, shippedInjectionDetector } from '../src/policy/index.js';
+import { flaggedSpans } from '../src/cite/index.js';
 import { DEMO_CORPUS, ROOT } from './helpers.js';
 
 interface Manifest {
@@ -78,9 +79,9 @@ describe('isInstruction', () => {
     );
   });
 
-  it('catches every planted line of the dev pool (labelled by hand in training/injection/data/planted.tsv)', async () => {
+  it('catches every planted line of the dev pool (labelled by hand in training/injection/data/planted.tsv) as ingest reads a line: whole or one of its sentences', async () => {
     const planted = (await readFile(path.join(ROOT, 'training', 'injection', 'data', 'planted.tsv'), 'utf8')).trim().split('\n').slice(1);
-    const caught = planted.map((l) => l.split('\t')).filter(([label]) => label === '1').filter(([, , text]) => isInstruction(text ?? ''));
+    const caught = planted.map((l) => l.split('\t')).filter(([label]) => label === '1').filter(([, , text]) => flaggedSpans({ text: text ?? '', start: 0, headings: [] }).length > 0);
     expect(caught.length).toBe(planted.filter((l) => l.startsWith('1\t')).length);
   });
 });

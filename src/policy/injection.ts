@@ -34,7 +34,7 @@ export interface InjectionDetector {
 /** The shipped detector; the manifest's hash is pinned here, the weights by the manifest. */
 export const INJECTION_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/injection', import.meta.url)),
-  manifestSha256: '3114f69a2570242c412d9930691e78873e3eba0a3c450994f52de9b3b0c20650',
+  manifestSha256: 'bb519047936343c6127bbce12fc06be80802d4a5d3e65fb7615f4eb0756f2563',
 };
 
 const WEIGHTS_FILE = 'weights.f32';

@@ -11,6 +11,9 @@ HERE = Path(__file__).resolve().parent
 VALIDATION_GROUPS = {"system-5", "system-11", "system-16", "judge-a-granite-fork-health", "judge-c-harborline-outpatient"}
 HELDOUT_GROUPS = {"system-3", "system-9", "system-14", "system-18", "judge-b-quillfeather", "judge-d-windrock-health-network"}
 SEED = 7
+# The written lines: ours (data/) and three sets by writers who saw none of them (run once each as
+# blind sets, then joined; docs/injection.md).
+WRITTEN = ("data", "blind-1", "blind-2", "blind-3")
 
 
 def split_of_written(text: str) -> str:
@@ -18,11 +21,11 @@ def split_of_written(text: str) -> str:
     return "heldout" if h < 3 else "validation" if h < 6 else "train"
 
 
-def load(corpus_file: Path, written=("data",)) -> list[dict]:
-    """Every labelled text; `written` names the folders of written lines read (data/ and, for the encoder, candidates/)."""
+def load(corpus_file: Path, written=WRITTEN) -> list[dict]:
+    """Every labelled text; `written` names the folders of written lines read."""
     rows = []
     for f in sorted(p for d in written for p in (HERE / d).glob("*.txt")):
-        label = 1 if f.name.startswith("positives-") else 0
+        label = 1 if f.name.startswith("positives") else 0
         for line in f.read_text().splitlines():
             if line.strip():
                 rows.append({"text": line.strip(), "label": label, "source": f"written:{f.stem}", "split": split_of_written(line.strip())})

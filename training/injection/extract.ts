@@ -1,8 +1,8 @@
 /**
  * Every line and every sentence of the Markdown policy corpora the injection detector trains and
  * is measured on, one JSON row each ({group, file, text}): the repository's demo corpus, the
- * judge's training systems, and the dev pool of blind systems 1-18 (their copies in test/fixtures;
- * a text is kept once, under the first group that has it). A line is read raw, as ingest
+ * judge's training systems, and the dev pool of blind systems (their copies in test/fixtures; a
+ * text is kept once, under the first group that has it). A line is read raw, as ingest
  * warns on it (Markdown and HTML comments included); a sentence as units are read, in plain text.
  * Whether a row is a planted instruction is not decided here (planted.txt, labelled by hand).
  *
@@ -18,8 +18,15 @@ if (out === undefined) {
   process.exit(2);
 }
 const root = path.resolve(new URL('../..', import.meta.url).pathname);
-/** The systems the shipped detector was trained and measured on (19 and later were blind sets when it was trained). */
-const DEV_SYSTEMS = Array.from({ length: 18 }, (_, i) => i + 1);
+/** Every blind system in the dev pool, in number order (a set joins it after its one run). */
+const DEV_SYSTEMS = readdirSync(path.join(root, 'test', 'fixtures'))
+  .map((name) => /^blind-system-(\d+)$/u.exec(name)?.[1])
+  .filter((n): n is string => n !== undefined)
+  .map(Number)
+  .sort((a, b) => a - b);
+/** Systems up to this one were read before the judge's systems when the detector was first trained: a text shared with a later system keeps its first group (and split). */
+const FIRST_READ = 18;
+const system = (n: number): { group: string; dir: string } => ({ group: `system-${n}`, dir: path.join(root, 'test', 'fixtures', `blind-system-${n}`, 'corpus') });
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -41,10 +48,11 @@ const exists = (p: string): boolean => {
 
 const corpora: { group: string; dir: string }[] = [
   { group: 'demo', dir: path.join(root, 'corpus') },
-  ...DEV_SYSTEMS.map((n) => ({ group: `system-${n}`, dir: path.join(root, 'test', 'fixtures', `blind-system-${n}`, 'corpus') })),
+  ...DEV_SYSTEMS.filter((n) => n <= FIRST_READ).map(system),
   ...readdirSync(path.join(root, 'training', 'judge', 'systems'))
     .sort()
     .map((name) => ({ group: `judge-${name}`, dir: path.join(root, 'training', 'judge', 'systems', name, 'pages') })),
+  ...DEV_SYSTEMS.filter((n) => n > FIRST_READ).map(system),
 ].filter((c) => exists(c.dir));
 
 const body = (text: string): string => text.replace(/^\uFEFF/u, '').replace(/\r\n?/gu, '\n').replace(/^---\n[\s\S]*?\n---\n/u, '');
