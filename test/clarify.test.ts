@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantConfig } from '../src/domain/index.js';
-import { clarifyQuestion, mentionedEntities, normalizeQuestion } from '../src/policy/index.js';
+import { clarifyQuestion, mentionedEntities, normalizeQuestion, quantifiedTypes } from '../src/policy/index.js';
 
 const assistant: AssistantConfig = {
   organization: 'Maple Valley Health',
@@ -53,6 +53,18 @@ describe('clarification', () => {
     expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned, assistant })).toBeNull();
   });
 
+  it('answers a question about every clinic with a row that has a column per clinic, and still asks when one clinic\'s own text leads', () => {
+    const every = quantifiedTypes(normalizeQuestion('are any of your locations open on thanksgiving?').normalized, assistant);
+    expect(every).toEqual(['clinic']);
+    expect(clarifyQuestion({ candidates: [rowPerClinic], mentioned: {}, assistant })).not.toBeNull();
+    expect(clarifyQuestion({ candidates: [rowPerClinic, harbor], mentioned: {}, every, assistant })).toBeNull();
+    // One clinic's page answering for itself does not answer for every clinic, nor does a row of a per-site table that
+    // names another clinic in passing: quoting either alone would be a guess.
+    expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned: {}, every, assistant })?.ground).toBe('sites differ');
+    const perSite = { label: 'S6', named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
+    expect(clarifyQuestion({ candidates: [perSite], mentioned: {}, every, assistant })?.ground).toBe('a row per site');
+  });
+
   it('asks which clinic, offering every clinic, when a system-wide rule answers beside one clinic\'s own rule (an override)', () => {
     const cases = [
       [[systemWide, harbor], ['S3', 'S1']],
@@ -94,6 +106,34 @@ describe('clarification', () => {
     expect(mentionedEntities('parking at dunmer hospital?', sites)).toEqual({});
     // Another word, not a typo: a different first letter, or a short name.
     expect(mentionedEntities('do you give yellow fever shots?', sites, { typos: true })).toEqual({});
+  });
+
+  it('reads a question about every value of a type: a quantifier before the type\'s name, or before any place noun when the type is a place', () => {
+    const about = (q: string, a: AssistantConfig = assistant): string[] => quantifiedTypes(normalizeQuestion(q).normalized, a);
+    for (const q of ['are any of your clinics open on thanksgiving?', "hours on new year's eve at all four locations?", 'which locations are open the friday after thanksgiving', 'christmas eve hours for all your sites please', 'is any office open today', "any of y'all's clinics open christmas"]) {
+      expect(about(q), q).toEqual(['clinic']);
+    }
+    for (const q of ['is the clinic open on saturday', 'what time does harbor clinic close', 'are all appointments 15 minutes', 'which doctor is on call', 'my clinic moved, any news?']) {
+      expect(about(q), q).toEqual([]);
+    }
+    // A type that is not a place is read under its own name only.
+    const providers: AssistantConfig = { ...assistant, entities: { provider: { lee: ['Dr. Lee'] } } };
+    expect(about('do all your providers take new patients', providers)).toEqual(['provider']);
+    expect(about('are all your clinics open', providers)).toEqual([]);
+  });
+
+  it('a quantifier, an owner and a count before a place noun, in any case and number, read as every site (property)', () => {
+    const quantifier = fc.constantFrom('all', 'every', 'each', 'any', 'both', 'which', 'ALL', 'Any');
+    const owner = fc.constantFrom('', 'of your ', 'your ', 'the ', 'of the ', 'ur ');
+    const count = fc.constantFrom('', 'four ', '3 ');
+    const noun = fc.constantFrom('site', 'sites', 'clinic', 'clinics', 'location', 'locations', 'offices', 'centers', 'branches');
+    const filler = fc.array(fc.constantFrom('is', 'open', 'on', 'parking', 'at', 'saturday', 'lab', 'hours', 'for'), { maxLength: 5 });
+    fc.assert(
+      fc.property(filler, quantifier, owner, count, noun, filler, (before, q, o, c, n, after) => {
+        const text = [...before, `${q} ${o}${c}${n}`, ...after].join(' ');
+        return JSON.stringify(quantifiedTypes(normalizeQuestion(text).normalized, assistant)) === '["clinic"]';
+      }),
+    );
   });
 
   it('a name is found wherever it stands, and typo repair never loses an exact name (property)', () => {

@@ -29,13 +29,14 @@ function nowCell(r: Retrieved, now: RevisionsNow | null): string {
   return td(`<span class="stale">stale: replaced by <a href="${revisionHref(current.revision)}">version ${esc(current.version ?? short(current.revision))}</a></span>`);
 }
 
-/** What the question was understood to ask (periods, entity values, a named person), when it reached retrieval. */
+/** What the question was understood to ask (periods, entity values, every value of a type, a named person), when it reached retrieval. */
 function understood(t: Trace): string {
   const a = t.question_analysis;
   if (a === null || a === undefined) return '';
   const parts = [
     ...a.periods.map((p) => `period <strong>${esc(p.text)}</strong> (${esc(p.from)} to ${esc(p.to)})`),
     ...Object.entries(a.entities).flatMap(([type, values]) => values.map((v) => `${esc(type)} <strong>${esc(v)}</strong>`)),
+    ...(a.every ?? []).map((type) => `every <strong>${esc(type)}</strong>`),
     ...(a.names_person ? ['a named person'] : []),
   ];
   return `<p>Understood: ${parts.length === 0 ? 'no period, entity or person named' : parts.join(' · ')}</p>`;

@@ -19,7 +19,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, mentionedEntities, normalizeQuestion, periodExclusion, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import {
@@ -212,6 +212,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // scope: nothing in it can delay or stop a routing.
         const read = Promise.resolve().then(() => ({
           mentioned: mentionedEntities(analysis, deps.assistant, { typos: true }),
+          every: quantifiedTypes(analysis, deps.assistant),
           periods: askedPeriods(analysis, asOf),
           // Whether the question asks about a named person (a provider, say), not one it introduces.
           namesPerson: stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER),
@@ -231,8 +232,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, periods, namesPerson } = await read;
-        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), names_person: namesPerson };
+        const { mentioned, every, periods, namesPerson } = await read;
+        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson };
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
           const hits: readonly Hit[] = await deps.retriever.retrieve({
@@ -296,6 +297,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const clarification = clarifyQuestion({
           candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
           mentioned,
+          every,
           assistant: deps.assistant,
         });
         if (clarification !== null) {

@@ -38,9 +38,13 @@ const sameValue = (text: string): string => text.toLowerCase().replace(/[^\p{L}\
  * a row of a per-site table that mentions another site in passing).
  */
 function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): boolean {
-  const columns = (row ?? []).filter((cell) => mentionedEntities(cell.header, assistant)[type]?.length === 1).map((cell) => sameValue(cell.value));
+  const columns = valueColumns(row, type, assistant).map(sameValue);
   return columns.length > 1 && new Set(columns).size === 1;
 }
+
+/** What a table row says under each column headed by one value of an entity type ("Harbor Clinic": "8 am–noon"). */
+const valueColumns = (row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): string[] =>
+  (row ?? []).filter((cell) => mentionedEntities(cell.header, assistant)[type]?.length === 1).map((cell) => cell.value);
 
 /**
  * Ask one focused question when the texts that would answer are about different values of an
@@ -49,11 +53,14 @@ function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: A
  * different things per value, or a
  * system-wide rule beside a rule for one site (an override: the system rule does not hold there),
  * or one site's rule alone. Candidates are the units that answer the question. A system-wide rule
- * alone, or a sentence that names every site, answers for all of them.
+ * alone, or a sentence that names every site, answers for all of them, and so does a table row with a
+ * column per site for a question about every site ("are any of your clinics open on Christmas Eve?").
  */
 export function clarifyQuestion(options: {
   readonly candidates: readonly ClarifyCandidate[];
   readonly mentioned: EntityMentions;
+  /** Entity types the question asks about every value of ("any of your clinics"): a table row with a column per value answers it whole. */
+  readonly every?: readonly string[];
   readonly assistant: AssistantConfig;
 }): Clarification | null {
   const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
@@ -62,6 +69,8 @@ export function clarifyQuestion(options: {
   for (const [type, values] of Object.entries(options.assistant.entities)) {
     if ((options.mentioned[type]?.length ?? 0) > 0) continue;
     const about = top.named[type]?.length ?? 0;
+    // A question about every value, best answered by a row with a column per value: the row is the answer for all of them.
+    if (options.every?.includes(type) === true && valueColumns(top.row, type, options.assistant).length > 1) continue;
     const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
     if (!(about === 1 || (about > 1 && top.row !== null && !sameUnderEvery(top.row, type, options.assistant)) || override)) continue;
     // Offer the values whose own texts answer; when only the best one's does, every value: the

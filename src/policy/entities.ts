@@ -39,6 +39,31 @@ export function mentionedEntities(normalized: string, assistant: AssistantConfig
   return found;
 }
 
+/** Nouns a patient uses for any of a deployment's places, whatever its entity type is called. */
+const PLACE_NOUNS = ['site', 'clinic', 'location', 'office', 'campus', 'center', 'centre', 'branch', 'practice'];
+/** Determiners that range over every value: "all (of) your sites", "any clinic", "each location", "which locations". */
+const EVERY = String.raw`(?:all|every|each|any|both|which)`;
+const OWNER = String.raw`(?:of\s+)?(?:your|the|ur|y'?all(?:'s)?|you\s+guys'?|these|those)?`;
+const COUNT = String.raw`(?:two|three|four|five|six|seven|eight|\d)?`;
+
+const plural = (noun: string): string => (/(?:s|sh|ch|x)$/u.test(noun) ? `${noun}es` : `${noun}s`);
+
+/**
+ * The entity types a question asks about every value of: a quantifier (all, every, each, any, both,
+ * which) before the type's own name or, when the type names places (site, clinic, location, ...),
+ * before any noun for a place, singular or plural. "are any of your clinics open on thanksgiving?"
+ * and "hours at all four locations" range over every site; "the clinic" and a named site do not.
+ */
+export function quantifiedTypes(normalized: string, assistant: AssistantConfig): string[] {
+  const text = normalized.toLowerCase();
+  return Object.keys(assistant.entities).filter((type) => {
+    const key = type.toLowerCase();
+    const nouns = PLACE_NOUNS.includes(key) ? PLACE_NOUNS : [key];
+    const noun = nouns.flatMap((n) => [plural(n), n]).join('|');
+    return new RegExp(String.raw`(?<![\p{L}\p{N}])${EVERY}\s+${OWNER}\s*${COUNT}\s*(?:${noun})(?![\p{L}\p{N}])`, 'u').test(text);
+  });
+}
+
 /** The display name for an entity value: its first alias, else the value. */
 export function entityLabel(assistant: AssistantConfig, type: string, value: string): string {
   return assistant.entities[type]?.[value]?.[0] ?? value;
