@@ -18,11 +18,17 @@ if (out === undefined) {
   process.exit(2);
 }
 const root = path.resolve(new URL('../..', import.meta.url).pathname);
-/** Every blind system in the dev pool, in number order (a set joins it after its one run). */
+/**
+ * The blind systems of the dev pool the shipped detector was trained on, in number order: those up
+ * to LAST_READ (sets join the pool after their one run; a later one joins this data when the model
+ * is retrained: raise LAST_READ then and label its planted line in data/planted.tsv).
+ */
+const LAST_READ = 58;
 const DEV_SYSTEMS = readdirSync(path.join(root, 'test', 'fixtures'))
   .map((name) => /^blind-system-(\d+)$/u.exec(name)?.[1])
   .filter((n): n is string => n !== undefined)
   .map(Number)
+  .filter((n) => n <= LAST_READ)
   .sort((a, b) => a - b);
 /** Systems up to this one were read before the judge's systems when the detector was first trained: a text shared with a later system keeps its first group (and split). */
 const FIRST_READ = 18;
