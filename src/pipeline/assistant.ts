@@ -19,7 +19,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, everyValueRow, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import {
@@ -288,18 +288,18 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const { k, beyondKThreshold } = deps.settings;
         const offers = (p: LabeledPassage, rank: number): boolean =>
           support.addressing.has(p.label) && (rank < k || (best.get(p.label) ?? 0) >= beyondKThreshold);
-        const offered = labeled.filter(offers).slice(0, k);
+        const answering = { candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })), mentioned, every, assistant: deps.assistant };
+        // A question about every site best answered by a row with a column per site is not asked which site (below), so
+        // the row is what the answer quotes, wherever its passage ranked.
+        const everyRow = everyValueRow(answering);
+        const withinK = labeled.filter(offers).slice(0, k);
+        const offered = everyRow === null || withinK.some((p) => p.label === everyRow.label) ? withinK : [...withinK.slice(0, k - 1), ...labeled.filter((p) => p.label === everyRow.label)];
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
-        const clarification = clarifyQuestion({
-          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
-          mentioned,
-          every,
-          assistant: deps.assistant,
-        });
+        const clarification = clarifyQuestion(answering);
         if (clarification !== null) {
           return {
             outcome: 'clarify',
