@@ -19,8 +19,9 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, everyValueRow, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
+import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
 import {
   ioContent,
@@ -282,24 +283,17 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const best = new Map<string, number>();
         for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, judged: best.get(r.label) ?? 0 } : r));
-        // The generator is offered at most k passages (the context budget), the best-ranked holding a unit the judge found
-        // answering; below the k best-retrieved, a unit must answer more surely (the judge's errors there are mostly text
-        // on the topic that does not answer). Only offered passages may be cited.
         const { k, beyondKThreshold } = deps.settings;
-        const offers = (p: LabeledPassage, rank: number): boolean =>
-          support.addressing.has(p.label) && (rank < k || (best.get(p.label) ?? 0) >= beyondKThreshold);
-        const offered = labeled.filter(offers).slice(0, k);
+        const answering = { candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })), mentioned, every, assistant: deps.assistant };
+        // A question about every site best answered by a row with a column per site is not asked which site (below), so
+        // the row is what the answer quotes, wherever its passage ranked.
+        const offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: everyValueRow(answering)?.label ?? null });
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
-        const clarification = clarifyQuestion({
-          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
-          mentioned,
-          every,
-          assistant: deps.assistant,
-        });
+        const clarification = clarifyQuestion(answering);
         if (clarification !== null) {
           return {
             outcome: 'clarify',

@@ -46,6 +46,27 @@ function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: A
 const valueColumns = (row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): string[] =>
   (row ?? []).filter((cell) => mentionedEntities(cell.header, assistant)[type]?.length === 1).map((cell) => cell.value);
 
+export interface ClarifyOptions {
+  readonly candidates: readonly ClarifyCandidate[];
+  readonly mentioned: EntityMentions;
+  /** Entity types the question asks about every value of ("any of your clinics"): a table row with a column per value answers it whole. */
+  readonly every?: readonly string[];
+  readonly assistant: AssistantConfig;
+}
+
+/** Whether a candidate answers for every value of a type the question ranges over: a row with a column per value. */
+const answersEvery = (options: ClarifyOptions, candidate: ClarifyCandidate, type: string): boolean =>
+  options.every?.includes(type) === true && (options.mentioned[type]?.length ?? 0) === 0 && valueColumns(candidate.row, type, options.assistant).length > 1;
+
+/**
+ * The best answering unit when it answers a question about every site whole (a row with a column
+ * per site): the answer must quote it, wherever retrieval ranked its passage.
+ */
+export function everyValueRow(options: ClarifyOptions): ClarifyCandidate | null {
+  const top = [...options.candidates].sort((a, b) => b.score - a.score)[0];
+  return top !== undefined && Object.keys(options.assistant.entities).some((type) => answersEvery(options, top, type)) ? top : null;
+}
+
 /**
  * Ask one focused question when the texts that would answer are about different values of an
  * entity type the question does not name, so the answer would depend on a guess: two tagged pages
@@ -56,13 +77,7 @@ const valueColumns = (row: ClarifyCandidate['row'], type: string, assistant: Ass
  * alone, or a sentence that names every site, answers for all of them, and so does a table row with a
  * column per site for a question about every site ("are any of your clinics open on Christmas Eve?").
  */
-export function clarifyQuestion(options: {
-  readonly candidates: readonly ClarifyCandidate[];
-  readonly mentioned: EntityMentions;
-  /** Entity types the question asks about every value of ("any of your clinics"): a table row with a column per value answers it whole. */
-  readonly every?: readonly string[];
-  readonly assistant: AssistantConfig;
-}): Clarification | null {
+export function clarifyQuestion(options: ClarifyOptions): Clarification | null {
   const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
   const top = ranked[0];
   if (top === undefined) return null;
@@ -70,7 +85,7 @@ export function clarifyQuestion(options: {
     if ((options.mentioned[type]?.length ?? 0) > 0) continue;
     const about = top.named[type]?.length ?? 0;
     // A question about every value, best answered by a row with a column per value: the row is the answer for all of them.
-    if (options.every?.includes(type) === true && valueColumns(top.row, type, options.assistant).length > 1) continue;
+    if (answersEvery(options, top, type)) continue;
     const override = ranked.some((c) => (c.named[type]?.length ?? 0) === 0) && ranked.some((c) => c.named[type]?.length === 1);
     if (!(about === 1 || (about > 1 && top.row !== null && !sameUnderEvery(top.row, type, options.assistant)) || override)) continue;
     // Offer the values whose own texts answer; when only the best one's does, every value: the

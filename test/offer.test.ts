@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { offeredPassages } from '../src/pipeline/offer.js';
+
+const passages = (n: number) => Array.from({ length: n }, (_, i) => ({ label: `S${i + 1}` }));
+
+describe('the passages offered to the generator', () => {
+  it('are at most k answering passages, best-retrieved first; below k only at the higher bar', () => {
+    const labeled = passages(8);
+    const answering = new Set(['S2', 'S3', 'S7']);
+    const best = new Map([['S2', 0.9], ['S3', 0.5], ['S7', 0.95]]);
+    expect(offeredPassages({ labeled, answering, best, k: 5, beyondKThreshold: 1, mustOffer: null }).map((p) => p.label)).toEqual(['S2', 'S3']);
+    expect(offeredPassages({ labeled, answering, best, k: 5, beyondKThreshold: 0.9, mustOffer: null }).map((p) => p.label)).toEqual(['S2', 'S3', 'S7']);
+  });
+
+  it('offer the passage the answer must quote (a row answering for every site) wherever it ranked, in place of the last when k are offered', () => {
+    const labeled = passages(8);
+    const answering = new Set(['S1', 'S2', 'S3', 'S7']);
+    const best = new Map([['S7', 0.99]]);
+    expect(offeredPassages({ labeled, answering, best, k: 5, beyondKThreshold: 1, mustOffer: 'S7' }).map((p) => p.label)).toEqual(['S1', 'S2', 'S3', 'S7']);
+    expect(offeredPassages({ labeled, answering, best, k: 3, beyondKThreshold: 1, mustOffer: 'S7' }).map((p) => p.label)).toEqual(['S1', 'S2', 'S7']);
+    expect(offeredPassages({ labeled, answering, best, k: 3, beyondKThreshold: 1, mustOffer: 'S2' }).map((p) => p.label)).toEqual(['S1', 'S2', 'S3']);
+  });
+
+  it('never exceed k, offer only answering passages (and the one that must be quoted), each once (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 6 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), fc.option(fc.integer({ min: 0, max: 9 })), (n, k, answers, must) => {
+        const labeled = passages(n);
+        const answering = new Set(labeled.filter((_, i) => answers[i] === true).map((p) => p.label));
+        const mustOffer = must === null || must >= n ? null : `S${must + 1}`;
+        const offered = offeredPassages({ labeled, answering, best: new Map(), k, beyondKThreshold: 1, mustOffer }).map((p) => p.label);
+        expect(offered.length).toBeLessThanOrEqual(k);
+        expect(new Set(offered).size).toBe(offered.length);
+        for (const label of offered) expect(answering.has(label) || label === mustOffer).toBe(true);
+        if (mustOffer !== null) expect(offered).toContain(mustOffer);
+      }),
+      { seed: 23 },
+    );
+  });
+});
