@@ -186,8 +186,8 @@ export const TraceSchema = z.looseObject({
    * What the question was understood to ask, as retrieval and the support decision read it: the
    * periods it names (resolved against as_of; a unit whose revision is not in force throughout one
    * is set aside), the entity values it names, the entity types it asks about every value of ("any
-   * of your clinics": never asked which one; absent before it was recorded), and whether it names a
-   * person (redacted). Null when the question was routed away first; absent in traces stored before
+   * of your clinics": a row with a column per value answers it without asking which one; absent
+   * before it was recorded), and whether it names a person (redacted). Null when the question was routed away first; absent in traces stored before
    * it was recorded.
    */
   question_analysis: z

@@ -48,6 +48,19 @@ const COUNT = String.raw`(?:two|three|four|five|six|seven|eight|\d)?`;
 
 const plural = (noun: string): string => (/(?:s|sh|ch|x)$/u.test(noun) ? `${noun}es` : `${noun}s`);
 
+/** The quantifier pattern for an entity type, compiled once per type name (types are a deployment's few keys). */
+const quantifierPatterns = new Map<string, RegExp>();
+function quantifierPattern(type: string): RegExp {
+  const key = type.toLowerCase();
+  let pattern = quantifierPatterns.get(key);
+  if (pattern === undefined) {
+    const noun = (PLACE_NOUNS.includes(key) ? PLACE_NOUNS : [key]).flatMap((n) => [plural(n), n]).join('|');
+    pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])${EVERY}\s+${OWNER}\s*${COUNT}\s*(?:${noun})(?![\p{L}\p{N}])`, 'u');
+    quantifierPatterns.set(key, pattern);
+  }
+  return pattern;
+}
+
 /**
  * The entity types a question asks about every value of: a quantifier (all, every, each, any, both,
  * which) before the type's own name or, when the type names places (site, clinic, location, ...),
@@ -56,12 +69,7 @@ const plural = (noun: string): string => (/(?:s|sh|ch|x)$/u.test(noun) ? `${noun
  */
 export function quantifiedTypes(normalized: string, assistant: AssistantConfig): string[] {
   const text = normalized.toLowerCase();
-  return Object.keys(assistant.entities).filter((type) => {
-    const key = type.toLowerCase();
-    const nouns = PLACE_NOUNS.includes(key) ? PLACE_NOUNS : [key];
-    const noun = nouns.flatMap((n) => [plural(n), n]).join('|');
-    return new RegExp(String.raw`(?<![\p{L}\p{N}])${EVERY}\s+${OWNER}\s*${COUNT}\s*(?:${noun})(?![\p{L}\p{N}])`, 'u').test(text);
-  });
+  return Object.keys(assistant.entities).filter((type) => quantifierPattern(type).test(text));
 }
 
 /** The display name for an entity value: its first alias, else the value. */
