@@ -29,7 +29,7 @@ const ManifestSchema = ModelManifestSchema.extend({
  */
 export const SCOPE_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/scope', import.meta.url)),
-  manifestSha256: 'bd5e25653b6d72b5a88afc88cd02c3ed6b849672229f9ff1855213a2567b0c30',
+  manifestSha256: '4780f429fa40338ffb2f6a2f522be40762ea7c965708e1fe5ffa0fd2f9e61e36',
 };
 
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */

@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source training/setup.sh
-npx tsx training/scope/build-data.ts "$work/scope-data.jsonl"
+# Since session 24 (candidate P) the English messages of blind scope sets 1-12, written by eleven other
+# writers (added/scope-sets-1-12.tsv, made by english-sets.ts), train too.
+npx tsx training/scope/build-data.ts "$work/scope-data.jsonl" --with training/scope/added/scope-sets-1-12.tsv
 "$python" training/scope/finetune.py --data "$work/scope-data.jsonl" --minilm "$work" --out models/scope "$@"
 # The graph onnxruntime-node would build at every start, built once (identical scores, checked).
 npx tsx training/optimize-onnx.ts models/scope
