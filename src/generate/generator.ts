@@ -1,6 +1,13 @@
 import type { SupportDecision } from '../cite/index.js';
 import type { LabeledPassage } from '../domain/index.js';
 
+/** One unit of an offered passage: its label and its span in the revision body. */
+export interface UnitRef {
+  readonly label: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 export interface GenerateRequest {
   /** The question as asked (in memory only; never persisted unredacted). */
   readonly question: string;
@@ -10,6 +17,11 @@ export interface GenerateRequest {
   readonly passages: readonly LabeledPassage[];
   /** The pipeline's support decision over these passages: which sentences address the question. */
   readonly support: SupportDecision;
+  /**
+   * Units the answer must quote, in this order (a question about every site: the system-wide rule, then one
+   * unit per site). The extractive generator quotes exactly these; a model generator is offered their passages.
+   */
+  readonly quote?: readonly UnitRef[];
   readonly signal?: AbortSignal;
 }
 
