@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantConfig } from '../src/domain/index.js';
-import { clarifyQuestion, eachValueAnswer, mentionedEntities, normalizeQuestion, quantifiedTypes, type ClarifyCandidate } from '../src/policy/index.js';
+import { clarifyQuestion, eachValueAnswer, mentionedEntities, normalizeQuestion, quantifiedTypes, quoteLead, type ClarifyCandidate } from '../src/policy/index.js';
 
 const assistant: AssistantConfig = {
   organization: 'Maple Valley Health',
@@ -81,6 +81,13 @@ describe('clarification', () => {
     expect(answer([harbor, eastside], [])).toBeNull();
     const perSite = { label: 'S6', named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
     expect(answer([perSite])).toBeNull();
+  });
+
+  it('leads a quote for one clinic with the innermost heading naming it, else its page title', () => {
+    const page = { title: 'Holiday hours 2026-2027', headings: ['Holiday hours, November to January', 'Harbor Clinic', 'Closures'] };
+    expect(quoteLead(page, 'clinic', 'harbor', assistant)).toBe('Harbor Clinic');
+    expect(quoteLead(page, 'clinic', 'eastside', assistant)).toBe('Holiday hours 2026-2027');
+    expect(quoteLead(page, 'clinic', null, assistant)).toBe('Holiday hours 2026-2027');
   });
 
   it('asks which clinic, offering every clinic, when a system-wide rule answers beside one clinic\'s own rule (an override)', () => {

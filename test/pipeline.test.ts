@@ -178,11 +178,12 @@ describe('the pipeline, outcome by outcome', () => {
     const values = (quoted ?? '').split(', ').map((q) => q.split(' ')[1]);
     expect(values.length, trace.detail ?? '').toBeGreaterThanOrEqual(2);
     expect(new Set(values).size).toBe(values.length);
-    // One cited page per clinic quoted, every one of them offered, each sentence led by its page's title.
+    // One cited page per clinic quoted, every one of them offered, each quote led by its page's words naming its clinic.
     const sources = new Set(trace.citations.map((c) => c.source_id));
     expect(sources.size).toBe(values.length);
     for (const c of trace.citations) expect(trace.retrieved.find((r) => r.label === c.label)?.offered).toBe(true);
-    for (const s of trace.sentences) expect(s.text).toMatch(/^Parking at (?:Harbor|Eastside|Northgate) Clinic: /u);
+    const leads = trace.sentences.map((s) => /^([^:]*(?:Harbor|Eastside|Northgate) Clinic[^:]*): /u.exec(s.text)?.[1]);
+    expect(leads.every((lead) => lead !== undefined), JSON.stringify(trace.sentences)).toBe(true);
   });
 
   it('never uses an injected instruction as an answer sentence', async () => {

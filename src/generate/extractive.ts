@@ -16,14 +16,14 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = { maxUnits: 1 };
 
 /**
  * A unit's sentences, each closed by its label (an FAQ unit is a question and its answer); the first
- * led by `title` when one is given and the two still read as one sentence.
+ * led by `lead` when one is given and the two still read as one sentence.
  */
-function labeled(text: string, label: string, title?: string): string {
+function labeled(text: string, label: string, lead?: string): string {
   const sentences = splitSentences(text);
   const [first, ...rest] = sentences;
-  const led = title === undefined || first === undefined ? undefined : `${title}: ${first}`;
-  const lead = led !== undefined && splitSentences(led).length === 1 ? [led, ...rest] : sentences;
-  return lead.map((s) => `${s} [${label}]`).join(' ');
+  const led = lead === undefined || lead === '' || first === undefined ? undefined : `${lead}: ${first}`;
+  const shown = led !== undefined && splitSentences(led).length === 1 ? [led, ...rest] : sentences;
+  return shown.map((s) => `${s} [${label}]`).join(' ');
 }
 
 /**
@@ -46,11 +46,10 @@ export function createExtractiveGenerator(options: ExtractiveOptions = DEFAULT_E
         const top = decision.units.find((u) => offered.has(u.label))?.score ?? 0;
         return Promise.resolve({ kind: 'abstain', reason: 'NO_SUPPORT', detail: `no unit answers the question (best judge score ${top.toFixed(2)} < ${decision.judge.threshold})` });
       }
-      const quoted = (request.quote ?? []).flatMap((q) => usable.filter((u) => u.label === q.label && u.start === q.start && u.end === q.end).slice(0, 1));
+      const quoted = (request.quote ?? []).flatMap((q) => usable.filter((u) => u.label === q.label && u.start === q.start && u.end === q.end).slice(0, 1).map((u) => ({ u, lead: q.lead })));
       if (quoted.length > 0) {
-        // Several pages quoted side by side (a question about every site): each unit under its page's title, which names its site.
-        const titles = new Map(request.passages.map((p) => [p.label, p.revision.title]));
-        return Promise.resolve({ kind: 'answer', text: quoted.map((u) => labeled(u.text, u.label, titles.get(u.label))).join(' ') });
+        // Several pages quoted side by side (a question about every site): each unit under the words that name its site.
+        return Promise.resolve({ kind: 'answer', text: quoted.map(({ u, lead }) => labeled(u.text, u.label, lead)).join(' ') });
       }
       const chosen = usable
         .filter((u) => u.label === best.label)

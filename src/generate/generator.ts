@@ -1,11 +1,13 @@
 import type { SupportDecision } from '../cite/index.js';
 import type { LabeledPassage } from '../domain/index.js';
 
-/** One unit of an offered passage: its label and its span in the revision body. */
+/** One unit of an offered passage to quote: its label, its span in the revision body, and the words of its page that lead it. */
 export interface UnitRef {
   readonly label: string;
   readonly start: number;
   readonly end: number;
+  /** The page title or heading that says whose rule the unit is (it names the site). */
+  readonly lead: string;
 }
 
 export interface GenerateRequest {
@@ -19,7 +21,8 @@ export interface GenerateRequest {
   readonly support: SupportDecision;
   /**
    * Units the answer must quote, in this order (a question about every site: the system-wide rule, then one
-   * unit per site). The extractive generator quotes exactly these; a model generator is offered their passages.
+   * unit per site), each led by its lead. The extractive generator quotes exactly these; a model generator is
+   * offered their passages.
    */
   readonly quote?: readonly UnitRef[];
   readonly signal?: AbortSignal;

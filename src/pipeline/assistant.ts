@@ -19,7 +19,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -316,6 +316,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
 
         if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: each.quoted.map((q) => q.candidate.label) });
+        const leadFor = (label: string, type: string, value: string | null): string => {
+          const p = labeled.find((l) => l.label === label);
+          return p === undefined ? '' : quoteLead({ title: p.revision.title, headings: p.passage.headings }, type, value, deps.assistant);
+        };
         // Two sources in force for the same scope that state the asked detail differently: citing either would hide it.
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
@@ -330,7 +334,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             analysis,
             passages: offered,
             support,
-            ...(each === null ? {} : { quote: each.quoted.map(({ candidate }) => ({ label: candidate.label, start: candidate.start, end: candidate.end })) }),
+            ...(each === null ? {} : { quote: each.quoted.map(({ candidate, value }) => ({ label: candidate.label, start: candidate.start, end: candidate.end, lead: leadFor(candidate.label, each.entityType, value) })) }),
             ...(request.signal ? { signal: request.signal } : {}),
           },
           root,

@@ -130,3 +130,14 @@ export function eachValueAnswer<C extends ClarifyCandidate>(options: ClarifyOpti
   if (perValue.length === 0) return null;
   return { entityType: type, quoted: [...(systemWide === undefined ? [] : [{ candidate: systemWide, value: null }]), ...perValue] };
 }
+
+/**
+ * What leads a unit quoted for one value among several, so the patient reads whose rule it is: the
+ * innermost of its page's title and headings that names the value ("Tanner Street Clinic" above a
+ * holiday table), else the title. Titles and headings are part of the cited text, so the lead is
+ * supported by the passage it quotes.
+ */
+export function quoteLead(context: { readonly title: string; readonly headings: readonly string[] }, type: string, value: string | null, assistant: AssistantConfig): string {
+  if (value === null) return context.title;
+  return [...context.headings].reverse().find((h) => mentionedEntities(h, assistant)[type]?.includes(value) === true) ?? context.title;
+}
