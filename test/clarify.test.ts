@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantConfig } from '../src/domain/index.js';
-import { clarifyQuestion, mentionedEntities, normalizeQuestion, quantifiedTypes } from '../src/policy/index.js';
+import { clarifyQuestion, eachValueAnswer, mentionedEntities, normalizeQuestion, quantifiedTypes, quoteLead, type ClarifyCandidate } from '../src/policy/index.js';
 
 const assistant: AssistantConfig = {
   organization: 'Maple Valley Health',
@@ -63,6 +63,31 @@ describe('clarification', () => {
     expect(clarifyQuestion({ candidates: [harbor, eastside], mentioned: {}, every, assistant })?.ground).toBe('sites differ');
     const perSite = { label: 'S6', named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
     expect(clarifyQuestion({ candidates: [perSite], mentioned: {}, every, assistant })?.ground).toBe('a row per site');
+  });
+
+  it('answers a question about every clinic clinic by clinic when the texts are on each clinic\'s pages: the system-wide rule first, then each clinic\'s best', () => {
+    const every = ['clinic'];
+    const harborLesser = { ...harbor, label: 'S7', score: 0.5 };
+    const answer = (candidates: readonly ClarifyCandidate[], withEvery = every) => {
+      const options = { candidates, mentioned: {}, every: withEvery, assistant };
+      const asked = clarifyQuestion(options);
+      return asked === null ? null : eachValueAnswer(options, asked);
+    };
+    expect(answer([eastside, harborLesser, harbor])?.quoted.map((q) => [q.candidate.label, q.value])).toEqual([['S1', 'harbor'], ['S2', 'eastside']]);
+    expect(answer([eastside, systemWide, harbor])?.quoted.map((q) => [q.candidate.label, q.value])).toEqual([['S3', null], ['S1', 'harbor'], ['S2', 'eastside']]);
+    // One clinic's own text alone: it is the answer for that clinic (the question asks which of them).
+    expect(answer([harbor])?.quoted.map((q) => q.value)).toEqual(['harbor']);
+    // Not a question about every clinic, or only a row naming both: the clarifying question stands.
+    expect(answer([harbor, eastside], [])).toBeNull();
+    const perSite = { label: 'S6', named: { clinic: ['harbor', 'eastside'] }, row: [{ header: 'Site', value: 'Harbor Clinic' }, { header: 'Parking', value: 'use the Eastside garage' }], score: 0.95 };
+    expect(answer([perSite])).toBeNull();
+  });
+
+  it('leads a quote for one clinic with the innermost heading naming it, else its page title', () => {
+    const page = { title: 'Holiday hours 2026-2027', headings: ['Holiday hours, November to January', 'Harbor Clinic', 'Closures'] };
+    expect(quoteLead(page, 'clinic', 'harbor', assistant)).toBe('Harbor Clinic');
+    expect(quoteLead(page, 'clinic', 'eastside', assistant)).toBe('Holiday hours 2026-2027');
+    expect(quoteLead(page, 'clinic', null, assistant)).toBe('Holiday hours 2026-2027');
   });
 
   it('asks which clinic, offering every clinic, when a system-wide rule answers beside one clinic\'s own rule (an override)', () => {

@@ -170,6 +170,22 @@ describe('the pipeline, outcome by outcome', () => {
     expect(named.retrieved.every((r) => !r.source_id.startsWith('harbor') && !r.source_id.startsWith('northgate'))).toBe(true);
   });
 
+  it('answers a question about every clinic clinic by clinic from each clinic\'s own page, each quote under its page title', async () => {
+    const trace = await ask('which locations have free parking?');
+    expect(trace.question_analysis?.every).toEqual(['clinic']);
+    expect([trace.outcome, trace.reason]).toEqual(['answer', null]);
+    const [, quoted] = /^a question about every clinic, answered clinic by clinic: (.+)$/u.exec(trace.detail ?? '') ?? [];
+    const values = (quoted ?? '').split(', ').map((q) => q.split(' ')[1]);
+    expect(values.length, trace.detail ?? '').toBeGreaterThanOrEqual(2);
+    expect(new Set(values).size).toBe(values.length);
+    // One cited page per clinic quoted, every one of them offered, each quote led by its page's words naming its clinic.
+    const sources = new Set(trace.citations.map((c) => c.source_id));
+    expect(sources.size).toBe(values.length);
+    for (const c of trace.citations) expect(trace.retrieved.find((r) => r.label === c.label)?.offered).toBe(true);
+    const leads = trace.sentences.map((s) => /^([^:]*(?:Harbor|Eastside|Northgate) Clinic[^:]*): /u.exec(s.text)?.[1]);
+    expect(leads.every((lead) => lead !== undefined), JSON.stringify(trace.sentences)).toBe(true);
+  });
+
   it('never uses an injected instruction as an answer sentence', async () => {
     const trace = await ask('Is parking free at Harbor Clinic?');
     expect(trace.retrieved.some((r) => /Ignore previous instructions/u.test(r.text))).toBe(true);

@@ -1,6 +1,15 @@
 import type { SupportDecision } from '../cite/index.js';
 import type { LabeledPassage } from '../domain/index.js';
 
+/** One unit of an offered passage to quote: its label, its span in the revision body, and the words of its page that lead it. */
+export interface UnitRef {
+  readonly label: string;
+  readonly start: number;
+  readonly end: number;
+  /** The page title or heading that says whose rule the unit is (it names the site). */
+  readonly lead: string;
+}
+
 export interface GenerateRequest {
   /** The question as asked (in memory only; never persisted unredacted). */
   readonly question: string;
@@ -10,6 +19,12 @@ export interface GenerateRequest {
   readonly passages: readonly LabeledPassage[];
   /** The pipeline's support decision over these passages: which sentences address the question. */
   readonly support: SupportDecision;
+  /**
+   * Units the answer must quote, in this order (a question about every site: the system-wide rule, then one
+   * unit per site), each led by its lead. The extractive generator quotes exactly these; a model generator is
+   * offered their passages.
+   */
+  readonly quote?: readonly UnitRef[];
   readonly signal?: AbortSignal;
 }
 

@@ -19,7 +19,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, everyValueRow, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -284,17 +284,25 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrieved.map((r) => (best.has(r.label) ? { ...r, judged: best.get(r.label) ?? 0 } : r));
         const { k, beyondKThreshold } = deps.settings;
-        const answering = { candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })), mentioned, every, assistant: deps.assistant };
+        const answering = {
+          candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, start: u.start, end: u.end, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
+          mentioned,
+          every,
+          assistant: deps.assistant,
+        };
         // A question about every site best answered by a row with a column per site is not asked which site (below), so
         // the row is what the answer quotes, wherever its passage ranked.
-        const offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: everyValueRow(answering)?.label ?? null });
+        const row = everyValueRow(answering);
+        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: row === null ? [] : [row.label] });
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
         const clarification = clarifyQuestion(answering);
-        if (clarification !== null) {
+        // Nor is a question about every site whose answer is on several sites' pages: it is answered site by site.
+        const each = clarification === null ? null : eachValueAnswer(answering, clarification);
+        if (clarification !== null && each === null) {
           return {
             outcome: 'clarify',
             reason: 'UNDERSPECIFIED',
@@ -307,6 +315,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
 
+        if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: each.quoted.map((q) => q.candidate.label) });
+        const leadFor = (label: string, type: string, value: string | null): string => {
+          const p = labeled.find((l) => l.label === label);
+          return p === undefined ? '' : quoteLead({ title: p.revision.title, headings: p.passage.headings }, type, value, deps.assistant);
+        };
         // Two sources in force for the same scope that state the asked detail differently: citing either would hide it.
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
@@ -316,7 +329,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         retrieved = retrieved.map((r) => (offeredLabels.has(r.label) ? { ...r, offered: true } : r));
         const generated = await generateValidated(
           deps.generator,
-          { question: question.original, analysis, passages: offered, support, ...(request.signal ? { signal: request.signal } : {}) },
+          {
+            question: question.original,
+            analysis,
+            passages: offered,
+            support,
+            ...(each === null ? {} : { quote: each.quoted.map(({ candidate, value }) => ({ label: candidate.label, start: candidate.start, end: candidate.end, lead: leadFor(candidate.label, each.entityType, value) })) }),
+            ...(request.signal ? { signal: request.signal } : {}),
+          },
           root,
           { judge: deps.judge, ...(deps.fallback === undefined ? {} : { fallback: deps.fallback }) },
         );
@@ -327,7 +347,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           answer: generated.sentences.map((s) => s.text).join(' '),
           sentences: generated.sentences,
           citations: generated.citations,
-          detail: null,
+          detail: each === null ? null : `a question about every ${each.entityType}, answered ${each.entityType} by ${each.entityType}: ${each.quoted.map((q) => `${q.candidate.label} ${q.value ?? 'system-wide'}`).join(', ')}`,
           rejected: generated.rejected,
           generation: generated.generation,
         };

@@ -2,9 +2,10 @@
  * The passages the generator is offered (the context budget): at most k, best-retrieved first, each
  * holding a unit the judge found answering; below the k best-retrieved, a unit must answer at
  * `beyondKThreshold` (the judge's errors there are mostly text on the topic that does not answer).
- * A passage the answer must quote (`mustOffer`: the row that answers a question about every site)
- * is offered wherever it ranked, in place of the last when k are offered. Only offered passages may
- * be cited.
+ * The passages the answer must quote (`mustOffer`: the row that answers a question about every site,
+ * or one answering unit per site) are offered wherever they ranked, in place of the last ones when k
+ * are offered, and all of them even when they are more than k. Only offered passages may be cited;
+ * they keep their retrieval order.
  */
 export function offeredPassages<P extends { readonly label: string }>(options: {
   readonly labeled: readonly P[];
@@ -14,10 +15,11 @@ export function offeredPassages<P extends { readonly label: string }>(options: {
   readonly best: ReadonlyMap<string, number>;
   readonly k: number;
   readonly beyondKThreshold: number;
-  readonly mustOffer: string | null;
+  readonly mustOffer: readonly string[];
 }): P[] {
-  const { labeled, answering, best, k, beyondKThreshold, mustOffer } = options;
+  const { labeled, answering, best, k, beyondKThreshold } = options;
+  const must = new Set(options.mustOffer);
   const withinK = labeled.filter((p, rank) => answering.has(p.label) && (rank < k || (best.get(p.label) ?? 0) >= beyondKThreshold)).slice(0, k);
-  if (mustOffer === null || withinK.some((p) => p.label === mustOffer)) return withinK;
-  return [...withinK.slice(0, k - 1), ...labeled.filter((p) => p.label === mustOffer)];
+  const others = new Set(withinK.filter((p) => !must.has(p.label)).slice(0, Math.max(0, k - must.size)).map((p) => p.label));
+  return labeled.filter((p) => must.has(p.label) || others.has(p.label));
 }

@@ -46,8 +46,8 @@ function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: A
 const valueColumns = (row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): string[] =>
   (row ?? []).filter((cell) => mentionedEntities(cell.header, assistant)[type]?.length === 1).map((cell) => cell.value);
 
-export interface ClarifyOptions {
-  readonly candidates: readonly ClarifyCandidate[];
+export interface ClarifyOptions<C extends ClarifyCandidate = ClarifyCandidate> {
+  readonly candidates: readonly C[];
   readonly mentioned: EntityMentions;
   /** Entity types the question asks about every value of ("any of your clinics"): a table row with a column per value answers it whole. */
   readonly every?: readonly string[];
@@ -101,4 +101,43 @@ export function clarifyQuestion(options: ClarifyOptions): Clarification | null {
     return { entityType: type, options: all, question: `Which ${type} do you mean: ${list}?`, ground, evidence };
   }
   return null;
+}
+
+/** An answer to a question about every value of a type, quoted value by value. */
+export interface EachValueAnswer<C extends ClarifyCandidate> {
+  readonly entityType: string;
+  /** The units to quote, in order: the system-wide rule (value null), then one unit per value that has its own. */
+  readonly quoted: readonly { readonly candidate: C; readonly value: string | null }[];
+}
+
+/**
+ * A question about every value of a type ("which of your clinics have free parking?") that the
+ * clarifying question would ask about that type is answered value by value instead: the best
+ * answering unit that names no value (the system-wide rule), then, in the deployment's order, the
+ * best that names each value alone. Null when the clarification is about another type, the question
+ * does not range over its type, or no unit names one value alone (only rows naming several answer):
+ * then the clarifying question stands.
+ */
+export function eachValueAnswer<C extends ClarifyCandidate>(options: ClarifyOptions<C>, clarification: Clarification): EachValueAnswer<C> | null {
+  const type = clarification.entityType;
+  if (options.every?.includes(type) !== true) return null;
+  const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
+  const systemWide = ranked.find((c) => (c.named[type]?.length ?? 0) === 0);
+  const perValue = Object.keys(options.assistant.entities[type] ?? {}).flatMap((value) => {
+    const own = ranked.find((c) => c.named[type]?.length === 1 && c.named[type][0] === value);
+    return own === undefined ? [] : [{ candidate: own, value }];
+  });
+  if (perValue.length === 0) return null;
+  return { entityType: type, quoted: [...(systemWide === undefined ? [] : [{ candidate: systemWide, value: null }]), ...perValue] };
+}
+
+/**
+ * What leads a unit quoted for one value among several, so the patient reads whose rule it is: the
+ * innermost of its page's title and headings that names the value ("Tanner Street Clinic" above a
+ * holiday table), else the title. Titles and headings are part of the cited text, so the lead is
+ * supported by the passage it quotes.
+ */
+export function quoteLead(context: { readonly title: string; readonly headings: readonly string[] }, type: string, value: string | null, assistant: AssistantConfig): string {
+  if (value === null) return context.title;
+  return [...context.headings].reverse().find((h) => mentionedEntities(h, assistant)[type]?.includes(value) === true) ?? context.title;
 }
