@@ -21,7 +21,7 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = { maxUnits: 1 };
 function labeled(text: string, label: string, lead?: string): string {
   const sentences = splitSentences(text);
   const [first, ...rest] = sentences;
-  const led = lead === undefined || lead === '' || first === undefined ? undefined : `${lead}: ${first}`;
+  const led = lead === undefined || first === undefined ? undefined : `${lead}: ${first}`;
   const shown = led !== undefined && splitSentences(led).length === 1 ? [led, ...rest] : sentences;
   return shown.map((s) => `${s} [${label}]`).join(' ');
 }
@@ -46,7 +46,10 @@ export function createExtractiveGenerator(options: ExtractiveOptions = DEFAULT_E
         const top = decision.units.find((u) => offered.has(u.label))?.score ?? 0;
         return Promise.resolve({ kind: 'abstain', reason: 'NO_SUPPORT', detail: `no unit answers the question (best judge score ${top.toFixed(2)} < ${decision.judge.threshold})` });
       }
-      const quoted = (request.quote ?? []).flatMap((q) => usable.filter((u) => u.label === q.label && u.start === q.start && u.end === q.end).slice(0, 1).map((u) => ({ u, lead: q.lead })));
+      const quoted = (request.quote ?? []).flatMap((q) => {
+        const u = usable.find((o) => o.label === q.label && o.start === q.start && o.end === q.end);
+        return u === undefined ? [] : [{ u, lead: q.lead }];
+      });
       if (quoted.length > 0) {
         // Several pages quoted side by side (a question about every site): each unit under the words that name its site.
         return Promise.resolve({ kind: 'answer', text: quoted.map(({ u, lead }) => labeled(u.text, u.label, lead)).join(' ') });

@@ -316,10 +316,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
 
         if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: each.quoted.map((q) => q.candidate.label) });
-        const leadFor = (label: string, type: string, value: string | null): string => {
-          const p = labeled.find((l) => l.label === label);
-          return p === undefined ? '' : quoteLead({ title: p.revision.title, headings: p.passage.headings }, type, value, deps.assistant);
-        };
         // Two sources in force for the same scope that state the asked detail differently: citing either would hide it.
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
@@ -334,7 +330,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             analysis,
             passages: offered,
             support,
-            ...(each === null ? {} : { quote: each.quoted.map(({ candidate, value }) => ({ label: candidate.label, start: candidate.start, end: candidate.end, lead: leadFor(candidate.label, each.entityType, value) })) }),
+            ...(each === null
+              ? {}
+              : {
+                  quote: each.quoted.flatMap(({ candidate, value }) => {
+                    const p = offered.find((o) => o.label === candidate.label);
+                    return p === undefined ? [] : [{ label: candidate.label, start: candidate.start, end: candidate.end, lead: quoteLead({ title: p.revision.title, headings: p.passage.headings }, each.entityType, value, deps.assistant) }];
+                  }),
+                }),
             ...(request.signal ? { signal: request.signal } : {}),
           },
           root,

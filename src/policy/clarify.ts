@@ -46,6 +46,9 @@ function sameUnderEvery(row: ClarifyCandidate['row'], type: string, assistant: A
 const valueColumns = (row: ClarifyCandidate['row'], type: string, assistant: AssistantConfig): string[] =>
   (row ?? []).filter((cell) => mentionedEntities(cell.header, assistant)[type]?.length === 1).map((cell) => cell.value);
 
+/** Candidates best first (a stable sort: equal scores keep their order). */
+const byScore = <C extends ClarifyCandidate>(candidates: readonly C[]): C[] => [...candidates].sort((a, b) => b.score - a.score);
+
 export interface ClarifyOptions<C extends ClarifyCandidate = ClarifyCandidate> {
   readonly candidates: readonly C[];
   readonly mentioned: EntityMentions;
@@ -63,7 +66,7 @@ const answersEvery = (options: ClarifyOptions, candidate: ClarifyCandidate, type
  * per site): the answer must quote it, wherever retrieval ranked its passage.
  */
 export function everyValueRow(options: ClarifyOptions): ClarifyCandidate | null {
-  const top = [...options.candidates].sort((a, b) => b.score - a.score)[0];
+  const top = byScore(options.candidates)[0];
   return top !== undefined && Object.keys(options.assistant.entities).some((type) => answersEvery(options, top, type)) ? top : null;
 }
 
@@ -78,7 +81,7 @@ export function everyValueRow(options: ClarifyOptions): ClarifyCandidate | null 
  * column per site for a question about every site ("are any of your clinics open on Christmas Eve?").
  */
 export function clarifyQuestion(options: ClarifyOptions): Clarification | null {
-  const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
+  const ranked = byScore(options.candidates);
   const top = ranked[0];
   if (top === undefined) return null;
   for (const [type, values] of Object.entries(options.assistant.entities)) {
@@ -121,7 +124,7 @@ export interface EachValueAnswer<C extends ClarifyCandidate> {
 export function eachValueAnswer<C extends ClarifyCandidate>(options: ClarifyOptions<C>, clarification: Clarification): EachValueAnswer<C> | null {
   const type = clarification.entityType;
   if (options.every?.includes(type) !== true) return null;
-  const ranked = [...options.candidates].sort((a, b) => b.score - a.score);
+  const ranked = byScore(options.candidates);
   const systemWide = ranked.find((c) => (c.named[type]?.length ?? 0) === 0);
   const perValue = Object.keys(options.assistant.entities[type] ?? {}).flatMap((value) => {
     const own = ranked.find((c) => c.named[type]?.length === 1 && c.named[type][0] === value);

@@ -14,13 +14,12 @@
  * --attach-admin gives every message one more variant: an administrative message of the training
  * split attached before or after it (see attach in data.ts), keeping the message's class.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
 import { normalizeQuestion } from '../../src/policy/index.js';
 import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
-import { attach, augment, mulberry32, readLines, splitByHash } from './data.js';
+import { attach, augment, mulberry32, readLines, readMessageSet, splitByHash } from './data.js';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { with: { type: 'string', multiple: true, default: [] }, 'attach-admin': { type: 'boolean', default: false } } });
 const out = positionals[0];
@@ -46,9 +45,7 @@ function messagesOf(path: string): Base[] {
   const file = basename(path);
   const source = file.replace(/\.(txt|yaml|tsv)$/u, '');
   if (file.endsWith('.yaml')) {
-    const data = parse(readFileSync(path, 'utf8')) as { class: ScopeClass; message: string }[];
-    if (!Array.isArray(data) || data.some((r) => !SCOPE_CLASSES.includes(r.class))) throw new Error(`${file}: not a list of {id, class, message}`);
-    return data.map((r) => ({ text: r.message.trim(), label: r.class, source }));
+    return readMessageSet(path).map((r) => ({ text: r.message.trim(), label: r.class, source }));
   }
   const lines = readLines(path);
   const tsv = file.endsWith('.tsv');

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parse } from 'yaml';
+import { SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
 export { prng as mulberry32 } from '../../bench/scale-corpus.js';
+
+/** A labelled message set (YAML: a list of {id, class, message}, as evaluate.ts reads it). */
+export function readMessageSet(file: string): { readonly class: ScopeClass; readonly message: string }[] {
+  const rows = parse(readFileSync(file, 'utf8')) as { class: ScopeClass; message: string }[];
+  if (!Array.isArray(rows) || rows.some((r) => !SCOPE_CLASSES.includes(r.class) || typeof r.message !== 'string')) throw new Error(`${basename(file)}: not a list of {id, class, message}`);
+  return rows;
+}
 
 /** Non-empty, non-comment lines of a data file. */
 export function readLines(file: string): string[] {

@@ -6,9 +6,9 @@
  *
  *   npx tsx training/scope/english-sets.ts OUT.tsv SET.yaml...
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { createLanguageIdentifier, loadLanguageModel, SCOPE_CLASSES, type ScopeClass } from '../../src/scope/index.js';
+import { writeFileSync } from 'node:fs';
+import { createLanguageIdentifier, loadLanguageModel } from '../../src/scope/index.js';
+import { readMessageSet } from './data.js';
 
 const [out, ...sets] = process.argv.slice(2);
 if (out === undefined || sets.length === 0) {
@@ -17,11 +17,12 @@ if (out === undefined || sets.length === 0) {
 }
 const identifier = createLanguageIdentifier(await loadLanguageModel(), []);
 const lines = sets.flatMap((file) => {
-  const rows = parse(readFileSync(file, 'utf8')) as { class: ScopeClass; message: string }[];
-  if (!Array.isArray(rows) || rows.some((r) => !SCOPE_CLASSES.includes(r.class) || typeof r.message !== 'string')) throw new Error(`${file}: not a list of {id, class, message}`);
+  const rows = readMessageSet(file);
   const english = rows.filter((r) => identifier.identify(r.message).english);
   console.log(`${file}: ${english.length} of ${rows.length} English`);
   return english.map((r) => `${r.class}\t${r.message.replace(/\s+/gu, ' ').trim()}`);
 });
-writeFileSync(out, `${[...new Set(lines)].join('\n')}\n`);
-console.log(`${out}: ${lines.length} lines`);
+// A message two sets share (the same words) is one training message.
+const unique = [...new Set(lines)];
+writeFileSync(out, `${unique.join('\n')}\n`);
+console.log(`${out}: ${unique.length} lines (${lines.length - unique.length} repeated across sets left out)`);
