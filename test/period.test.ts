@@ -87,6 +87,12 @@ describe('holidays and the table rows about a day', () => {
     expect(of("what are fenwick street's hours on new year's eve 2027? planning ahead")).toEqual([['2027-12-31', '2027-12-31']]);
     expect(of('were you open christmas of 2025?')).toContainEqual(['2025-12-25', '2025-12-25']);
     expect(of('open the day after thanksgiving 2027?')).toEqual([['2027-11-26', '2027-11-26']]);
+    // "last" and "next" pick the one before or after the asking day, not the nearest.
+    expect(of('were you guys closed last christmas at cinder hollow?')).toEqual([['2025-12-25', '2025-12-25']]);
+    expect(of('was the lab open this past thanksgiving?')).toEqual([['2026-11-26', '2026-11-26']]);
+    expect(of('open next thanksgiving?')).toEqual([['2027-11-25', '2027-11-25']]);
+    expect(of('open next new years eve?')).toEqual([['2026-12-31', '2026-12-31']]);
+    expect(of('what are the hours the day after thanksgiving next year?')).toContainEqual(['2027-11-26', '2027-11-26']);
     // Words that are holidays only with "day": labor and delivery is a unit, not Labor Day.
     expect(of('is labor and delivery open at night?')).toEqual([]);
   });

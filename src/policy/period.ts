@@ -127,7 +127,8 @@ const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(US_HOLIDAY_NAMES.map(h
     const core = key.replace(/ day$/u, '');
     const day = SAID_WITHOUT_DAY.has(core) ? '(?: day)?' : core === key ? '' : ' day';
     // A year right after the name dates it ("new year's eve 2027", "christmas of 2027").
-    return { key, core, said: new RegExp(String.raw`(?:\b(?:the )?day (after|before) )?\b${core}${day}\b(?:,? (?:of |in )?((?:19|20)\d{2})\b)?`, 'gu') };
+    // "last" or "next" before the name picks the one before or after the asking day ("were you closed last christmas?").
+    return { key, core, said: new RegExp(String.raw`(?:\b(last|this past|next|this coming) )?(?:\b(?:the )?day (after|before) )?\b${core}${day}\b(?:,? (?:of |in )?((?:19|20)\d{2})\b)?`, 'gu') };
   })
   .sort((a, b) => b.core.length - a.core.length)
   .map(({ key, said }) => ({ key, said }));
@@ -147,7 +148,8 @@ const shiftDays = (day: IsoDate, days: number): IsoDate => new Date(Date.parse(`
  * within another period the text names ("the fourth of july next summer", "the day after
  * Thanksgiving last year") or of the year said after it ("christmas 2027"), else the nearest one
  * to `asOf`, past or ahead ("was it open the day after Thanksgiving?" a week after it; "christmas"
- * in December).
+ * in December), or before or after it when "last" or "next" says so ("last christmas" in December
+ * is a year ago).
  */
 function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPeriod[]): AskedPeriod[] {
   let rest = ALIASES.reduce((t, [pattern, key]) => t.replace(pattern, key), holidayKey(text));
@@ -157,13 +159,15 @@ function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPerio
   const inside = (day: IsoDate): boolean => within.some((p) => p.from <= day && day <= p.to);
   const years = [...new Set([now - 1, now, now + 1, ...within.flatMap((p) => [Number(p.from.slice(0, 4)), Number(p.to.slice(0, 4))])])];
   for (const { key, said: pattern } of HOLIDAY_NAMES) {
-    rest = rest.replace(pattern, (said: string, relation?: string, year?: string) => {
+    rest = rest.replace(pattern, (said: string, side?: string, relation?: string, year?: string) => {
       const shift = relation === 'after' ? 1 : relation === 'before' ? -1 : 0;
+      const past = side === 'last' || side === 'this past';
       const days = (year === undefined ? years : [Number(year)])
         .flatMap((y) => {
           const day = holidayDate(key, y);
           return day === undefined ? [] : [shiftDays(day, shift)];
         })
+        .filter((day) => side === undefined || year !== undefined || (past ? day < asOf : day > asOf))
         .sort((a, b) => Number(inside(b)) - Number(inside(a)) || distance(a) - distance(b));
       if (days[0] !== undefined) out.push({ text: said, from: days[0], to: days[0] });
       return ' '.repeat(said.length);
