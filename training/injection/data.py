@@ -11,9 +11,10 @@ HERE = Path(__file__).resolve().parent
 VALIDATION_GROUPS = {"system-5", "system-11", "system-16", "judge-a-granite-fork-health", "judge-c-harborline-outpatient"}
 HELDOUT_GROUPS = {"system-3", "system-9", "system-14", "system-18", "judge-b-quillfeather", "judge-d-windrock-health-network"}
 SEED = 7
-# The written lines: ours (data/) and three sets by writers who saw none of them (run once each as
-# blind sets, then joined; docs/injection.md).
-WRITTEN = ("data", "blind-1", "blind-2", "blind-3")
+# The written lines: ours (data/), four sets by writers who saw none of them (run once each as
+# blind sets, then joined) and three written for training by three more (session 25, BRIEF.md;
+# lines also in blind set 5 left out; docs/injection.md).
+WRITTEN = ("data", "blind-1", "blind-2", "blind-3", "blind-4", "written-5", "written-6", "written-7")
 
 
 def split_of_written(text: str) -> str:
