@@ -34,7 +34,7 @@ export interface InjectionDetector {
 /** The shipped detector; the manifest's hash is pinned here, the weights by the manifest. */
 export const INJECTION_MODEL: PinnedModelFolder = {
   dir: fileURLToPath(new URL('../../models/injection', import.meta.url)),
-  manifestSha256: 'bb519047936343c6127bbce12fc06be80802d4a5d3e65fb7615f4eb0756f2563',
+  manifestSha256: 'ce6f5aed6c9b92ab11ebc8418a8c6974ac594ac93795e9f5c6a8b359bb5917a6',
 };
 
 const WEIGHTS_FILE = 'weights.f32';

@@ -11,9 +11,10 @@ HERE = Path(__file__).resolve().parent
 VALIDATION_GROUPS = {"system-5", "system-11", "system-16", "judge-a-granite-fork-health", "judge-c-harborline-outpatient"}
 HELDOUT_GROUPS = {"system-3", "system-9", "system-14", "system-18", "judge-b-quillfeather", "judge-d-windrock-health-network"}
 SEED = 7
-# The written lines: ours (data/) and three sets by writers who saw none of them (run once each as
-# blind sets, then joined; docs/injection.md).
-WRITTEN = ("data", "blind-1", "blind-2", "blind-3")
+# The written lines: ours (data/), five sets by writers who saw none of them (run once each as
+# blind sets, then joined) and three written for training by three more (session 25, BRIEF.md);
+# a line a later blind set holds word for word is left out (exclude.txt; docs/injection.md).
+WRITTEN = ("data", "blind-1", "blind-2", "blind-3", "blind-4", "blind-5", "written-5", "written-6", "written-7")
 
 
 def split_of_written(text: str) -> str:
@@ -24,10 +25,11 @@ def split_of_written(text: str) -> str:
 def load(corpus_file: Path, written=WRITTEN) -> list[dict]:
     """Every labelled text; `written` names the folders of written lines read."""
     rows = []
+    excluded = set((HERE / "exclude.txt").read_text().splitlines()[1:])
     for f in sorted(p for d in written for p in (HERE / d).glob("*.txt")):
         label = 1 if f.name.startswith("positives") else 0
         for line in f.read_text().splitlines():
-            if line.strip():
+            if line.strip() and line not in excluded:
                 rows.append({"text": line.strip(), "label": label, "source": f"written:{f.stem}", "split": split_of_written(line.strip())})
     planted = {}
     for line in (HERE / "data" / "planted.tsv").read_text().splitlines()[1:]:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds the injection detector: reads every line and sentence of the policy corpora (the demo
 # corpus, the judge's training systems, blind systems 1-58 in test/fixtures), trains logistic regression over hashed n-grams
-# on them and the written lines (data/ and blind-1 to blind-3), calibrates the threshold on validation, measures the
+# on them and the written lines (data/, blind-1 to blind-5, written-5 to written-7), calibrates the threshold on validation, measures the
 # held-out sets, writes models/injection, and prints the manifest hash to pin as
 # INJECTION_MODEL.manifestSha256 in src/policy/injection.ts. About a minute on 2 cores.
 #
