@@ -21,13 +21,16 @@ const BUCKET = 'citetrace';
 /** s3rver's built-in credentials. */
 export const S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } as const;
 
-/** Poll until `check` gives a value (not undefined or false), or fail after `ms`; a check that throws counts as not yet. */
-export async function until<T>(check: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
+/**
+ * Poll until `check` gives a value (not undefined or false), or fail after `ms`; a check that throws counts as not yet.
+ * `what` names what was awaited; as a function it is read at the failure, so it can carry what a process said by then.
+ */
+export async function until<T>(check: () => Promise<T | undefined | false>, ms: number, what: string | (() => string)): Promise<T> {
   const deadline = performance.now() + ms;
   for (;;) {
     const value = await check().catch(() => undefined);
     if (value !== undefined && value !== false) return value;
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -96,7 +96,8 @@ describe('three instances, one watcher, one object store, one PostgreSQL', () =>
     await until(
       async () => (await cluster.index.list('lance')).some((rel) => files[rel] === undefined) && (await cluster.manifest()).seq === before.seq,
       120_000,
-      'the watcher starts writing the tables',
+      // Once in session 25's runs the watcher wrote nothing here for 120 s (passed on the rerun): say what it said.
+      () => `the watcher starts writing the tables; the watcher's stderr ends: ${cluster.watcher?.stderr().slice(-2000) ?? '(no watcher)'}`,
     );
     const watcher = cluster.watcher;
     watcher?.child.kill('SIGKILL');
