@@ -25,7 +25,7 @@ def split_of_written(text: str) -> str:
 def load(corpus_file: Path, written=WRITTEN) -> list[dict]:
     """Every labelled text; `written` names the folders of written lines read."""
     rows = []
-    excluded = set((HERE / "exclude.txt").read_text().splitlines()[1:])
+    excluded = {line for line in (HERE / "exclude.txt").read_text().splitlines() if not line.startswith("#")}
     for f in sorted(p for d in written for p in (HERE / d).glob("*.txt")):
         label = 1 if f.name.startswith("positives") else 0
         for line in f.read_text().splitlines():
