@@ -9,8 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source training/setup.sh
 # Since session 24 (candidate P) the English messages of blind scope sets 1-12, written by eleven other
-# writers (added/scope-sets-1-12.tsv, made by english-sets.ts), train too.
-npx tsx training/scope/build-data.ts "$work/scope-data.jsonl" --with training/scope/added/scope-sets-1-12.tsv
+# writers (added/scope-sets-1-12.tsv, made by english-sets.ts), train too; since session 26 (candidate R) three more
+# writers' acute emergencies and crises written as a booking question, in equal numbers, and clinical questions in
+# appointment words.
+npx tsx training/scope/build-data.ts "$work/scope-data.jsonl" --with training/scope/added/scope-sets-1-12.tsv \
+  --with training/scope/added/urgent-as-booking.tsv --with training/scope/added/crisis-as-booking.tsv \
+  --with training/scope/added/clinical-as-booking.tsv
 "$python" training/scope/finetune.py --data "$work/scope-data.jsonl" --minilm "$work" --out models/scope "$@"
 # The graph onnxruntime-node would build at every start, built once (identical scores, checked).
 npx tsx training/optimize-onnx.ts models/scope
