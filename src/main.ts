@@ -9,7 +9,7 @@ import { deploymentNames, deploymentWords } from './policy/index.js';
 import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
 import type { SupportJudge } from './judge/index.js';
-import { createEmbedder, loadShippedClassifier, loadShippedJudge, type QuestionModels } from './models.js';
+import { createEmbedder, loadShippedClassifier, loadShippedJudge, loadShippedUrgentReader, type QuestionModels } from './models.js';
 import { createLanguageIdentifier, createSafetyFloor, createScopeRouter, loadLanguageModel, type LanguageModel, type ScopeClassifier, type ScopeRouter } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
@@ -17,6 +17,7 @@ import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withC
 /** The shipped models a long-running service loads once and shares across the runtimes it swaps in. */
 export interface SharedModels {
   readonly classifier: ScopeClassifier;
+  readonly urgentReader: ScopeClassifier;
   readonly language: LanguageModel;
   readonly judge: SupportJudge;
   readonly generation: Generation;
@@ -25,13 +26,14 @@ export interface SharedModels {
 }
 
 export const loadSharedModels = async (config: Config, onProgress?: (message: string) => void, started?: QuestionModels): Promise<SharedModels> => {
-  const [classifier, language, judge, generation] = await Promise.all([
+  const [classifier, urgentReader, language, judge, generation] = await Promise.all([
     started?.classifier ?? loadShippedClassifier(config),
+    started?.urgentReader ?? loadShippedUrgentReader(config),
     loadLanguageModel(),
     started?.judge ?? loadShippedJudge(config),
     createGeneration(config, onProgress),
   ]);
-  return { classifier, language, judge, generation, close: () => generation.close() };
+  return { classifier, urgentReader, language, judge, generation, close: () => generation.close() };
 };
 
 /** The generator that writes answers, what answers when its drafts fail, and what `GET /healthz` reports about it. */
@@ -80,21 +82,27 @@ export async function createGeneration(
 
 /**
  * The shipped scope classifier (hash-pinned) with the safety floor plus the deployment's own floor
- * phrases, and the language identifier over the deployment's names and words. Each model is loaded unless
- * given; `language: null` measures the classifier and floor alone (training/scope/evaluate.ts).
+ * phrases, the second classifier that can only add an urgent routing, and the language identifier over
+ * the deployment's names and words. Each model is loaded unless given; `urgentReader: null` and
+ * `language: null` measure without them (training/scope/evaluate.ts).
  */
 export async function createScopeRouterFor(
   assistant: AssistantConfig,
   config: Pick<Config, 'embedThreads' | 'inference'>,
-  models: { readonly classifier?: ScopeClassifier; readonly language?: LanguageModel | null } = {},
+  models: { readonly classifier?: ScopeClassifier; readonly urgentReader?: ScopeClassifier | null; readonly language?: LanguageModel | null } = {},
 ): Promise<ScopeRouter> {
-  const [classifier, language] = await Promise.all([models.classifier ?? loadShippedClassifier(config), models.language === undefined ? loadLanguageModel() : models.language]);
+  const [classifier, urgentReader, language] = await Promise.all([
+    models.classifier ?? loadShippedClassifier(config),
+    models.urgentReader === undefined ? loadShippedUrgentReader(config) : models.urgentReader,
+    models.language === undefined ? loadLanguageModel() : models.language,
+  ]);
   const extra = [
     ...(assistant.scope?.emergency ?? []).map((phrase) => ({ phrase, routesTo: 'emergency' as const })),
     ...(assistant.scope?.crisis ?? []).map((phrase) => ({ phrase, routesTo: 'crisis' as const })),
   ];
   return createScopeRouter({
     classifier,
+    ...(urgentReader === null ? {} : { urgentReader }),
     floor: createSafetyFloor(extra),
     ...(language === null ? {} : { language: createLanguageIdentifier(language, [...deploymentNames(assistant), ...deploymentWords(assistant)]) }),
   });

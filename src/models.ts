@@ -3,7 +3,7 @@ import type { Config } from './config/index.js';
 import { createTransformersEmbedder, provisionModel, type Embedder } from './embed/index.js';
 import { JUDGE_MODEL, loadSupportJudge, type SupportJudge } from './judge/judge.js';
 import type { SessionPlacement } from './model/index.js';
-import { loadScopeClassifier, SCOPE_MODEL, type ScopeClassifier } from './scope/classifier.js';
+import { loadScopeClassifier, SCOPE_MODEL, SCOPE_URGENT_MODEL, type ScopeClassifier } from './scope/classifier.js';
 
 /**
  * The models that read a question (embedder, scope classifier, support judge), loaded from a module
@@ -48,6 +48,10 @@ export async function createEmbedder(
 export const loadShippedClassifier = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<ScopeClassifier> =>
   loadScopeClassifier({ ...SCOPE_MODEL, ...placementOf(config, onBuilding) });
 
+/** The shipped, hash-pinned second scope classifier, which can only add an emergency or crisis routing. */
+export const loadShippedUrgentReader = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<ScopeClassifier> =>
+  loadScopeClassifier({ ...SCOPE_URGENT_MODEL, ...placementOf(config, onBuilding) });
+
 /** The shipped, hash-pinned support judge (an onnxruntime session: load it once per process). */
 export const loadShippedJudge = (config: Pick<Config, 'embedThreads' | 'inference'>, onBuilding?: SessionPlacement['onBuilding']): Promise<SupportJudge> =>
   loadSupportJudge({ ...JUDGE_MODEL, ...placementOf(config, onBuilding) });
@@ -57,6 +61,7 @@ export interface QuestionModels {
   /** Each resolves once its model's files are pinned as expected (the manifest, on this thread); its session may still be building. */
   readonly embedder: Promise<Embedder>;
   readonly classifier: Promise<ScopeClassifier>;
+  readonly urgentReader: Promise<ScopeClassifier>;
   readonly judge: Promise<SupportJudge>;
   /** Settles when every session is built, or rejects with the first load failure (a model file missing or altered). */
   readonly ready: Promise<void>;
@@ -74,7 +79,10 @@ export function startQuestionModels(config: Config, onProgress?: (message: strin
   const onBuilding = (built: Promise<unknown>): void => {
     builds.push(built);
   };
-  const started = { embedder: createEmbedder(config, onProgress, 'questions', onBuilding), classifier: loadShippedClassifier(config, onBuilding), judge: loadShippedJudge(config, onBuilding) };
+  const started = { embedder: createEmbedder(config, onProgress, 'questions', onBuilding), classifier: loadShippedClassifier(config, onBuilding),
+    urgentReader: loadShippedUrgentReader(config, onBuilding),
+    judge: loadShippedJudge(config, onBuilding),
+  };
   // Every loader has handed over its build by the time it resolves.
   const ready = Promise.all(Object.values(started)).then(async () => {
     await Promise.all(builds);

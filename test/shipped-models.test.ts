@@ -6,7 +6,7 @@ import { CitetraceError } from '../src/domain/index.js';
 import { JUDGE_MODEL, loadSupportJudge } from '../src/judge/index.js';
 import { loadPinnedClassifier, ModelManifestSchema, type PinnedModelFolder } from '../src/model/index.js';
 import { INJECTION_MODEL, loadInjectionDetector } from '../src/policy/index.js';
-import { LANGUAGE_MODEL, loadLanguageModel, loadScopeClassifier, SCOPE_MODEL } from '../src/scope/index.js';
+import { LANGUAGE_MODEL, loadLanguageModel, loadScopeClassifier, SCOPE_MODEL, SCOPE_URGENT_MODEL } from '../src/scope/index.js';
 import { tempDir } from './helpers.js';
 
 const ONNX_FILES = ['config.json', 'model_quantized.onnx', 'tokenizer.json', 'tokenizer_config.json'];
@@ -28,6 +28,8 @@ async function expectAlteredRefused(file: string, load: () => Promise<unknown>):
 
 describe.each([
   ['scope classifier', SCOPE_MODEL, loadScopeClassifier, ONNX_FILES, 'model_quantized.onnx'],
+  // The second scope classifier (it can only add an urgent routing), checked the same way under the same name.
+  ['scope classifier', SCOPE_URGENT_MODEL, loadScopeClassifier, ONNX_FILES, 'model_quantized.onnx'],
   ...JUDGE_MEMBERS.map((folder) => ['support judge', folder, (f: PinnedModelFolder) => loadPinnedClassifier({ folder: f, schema: ModelManifestSchema, what: 'support judge' }), ONNX_FILES, 'model_quantized.onnx'] as const),
   ['injection detector', INJECTION_MODEL, (f: PinnedModelFolder) => Promise.resolve().then(() => loadInjectionDetector(f)), ['weights.f32'], 'weights.f32'],
 ] as const)('the shipped %s', (what, folder: PinnedModelFolder, load: (f: PinnedModelFolder) => Promise<unknown>, expectedFiles: readonly string[], altered: string) => {

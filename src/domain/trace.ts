@@ -130,9 +130,11 @@ export const ScopeDecisionSchema = z.object({
   route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical', 'language']),
   /**
    * `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold;
-   * `language`: the language identifier read another language; `none`: in scope.
+   * `second_model`: the second classifier's urgent score crossed its own threshold (it can only add an
+   * emergency or crisis routing; since session 26); `language`: the language identifier read another
+   * language; `none`: in scope.
    */
-  decided_by: z.enum(['floor', 'model', 'language', 'none']),
+  decided_by: z.enum(['floor', 'model', 'second_model', 'language', 'none']),
   floor_phrase: z.string().nullable(),
   model: z.string(),
   /** sha256 of the classifier's manifest, which pins its files and thresholds. */
@@ -144,6 +146,16 @@ export const ScopeDecisionSchema = z.object({
   urgent: z.number(),
   /** How many texts were classified: the message, plus its sentences and windows when it is long. */
   segments: z.number().int().positive(),
+  /** The second classifier's reading of the same texts: its identity, urgent threshold, whole-message scores and highest urgent score (absent before session 26). */
+  second: z
+    .object({
+      model: z.string(),
+      sha256: z.string(),
+      threshold: z.number(),
+      scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
+      urgent: z.number(),
+    })
+    .optional(),
   /** The language identifier's reading, its identity and limits (absent in traces stored before it). */
   language: z
     .object({

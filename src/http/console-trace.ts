@@ -48,6 +48,7 @@ function scopeSection(t: Trace): string {
   const by = {
     floor: `the safety floor, phrase <q>${esc(d.floor_phrase ?? '')}</q>`,
     model: 'the scope classifier',
+    second_model: 'the second scope classifier, which can only add an emergency or crisis routing',
     language: 'the language identifier: the assistant cannot read this message',
     none: 'no rule: no floor phrase matched, the message reads as English and the classifier is below both thresholds',
   }[d.decided_by];
@@ -72,7 +73,13 @@ ${table(
     score('clinical (whole message)', d.scores.clinical, d.thresholds.clinical),
     score('administrative', d.scores.admin, null),
   ],
-)}`;
+)}${
+    d.second === undefined
+      ? ''
+      : `
+<p>Second model (can only add an emergency or crisis routing) <code>${esc(d.second.model)}</code> · sha256 <code title="${esc(d.second.sha256)}">${esc(d.second.sha256.slice(0, 16))}…</code></p>
+${table(['score', 'value', 'against threshold'], [score('urgent (emergency + crisis, most urgent segment)', d.second.urgent, d.second.threshold), score('emergency', d.second.scores.emergency, null), score('crisis', d.second.scores.crisis, null)])}`
+  }`;
 }
 
 function supportSection(t: Trace): string {

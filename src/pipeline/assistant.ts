@@ -118,6 +118,8 @@ function routingDetail(routing: ScopeDecision): string {
     case 'model':
     case 'none':
       return `scope classifier ${routing.model}: ${routing.route} (urgent ${routing.urgent.toFixed(3)}, clinical ${routing.scores.clinical.toFixed(3)})`;
+    case 'second_model':
+      return `second scope classifier ${routing.second?.model ?? ''}: ${routing.route} (urgent ${routing.second?.urgent.toFixed(3) ?? ''} >= ${routing.second?.threshold ?? ''}; first classifier urgent ${routing.urgent.toFixed(3)})`;
     default:
       return assertNever(routing.decided_by);
   }

@@ -32,6 +32,16 @@ export const SCOPE_MODEL: PinnedModelFolder = {
   manifestSha256: '4780f429fa40338ffb2f6a2f522be40762ea7c965708e1fe5ffa0fd2f9e61e36',
 };
 
+/**
+ * The second shipped model, read beside the first only to add an emergency or crisis routing (candidate
+ * S, docs/scope-routing.md): the same recipe as SCOPE_MODEL plus acute emergencies and crises written
+ * as a booking question, whose misses are mostly other messages than the first model's.
+ */
+export const SCOPE_URGENT_MODEL: PinnedModelFolder = {
+  dir: fileURLToPath(new URL('../../models/scope-urgent', import.meta.url)),
+  manifestSha256: '1807cc61266a7050d474062ba5df5d4d685d677dbab5e956212e519bcc29f726',
+};
+
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */
 export async function loadScopeClassifier(options: PinnedModelFolder & SessionPlacement): Promise<ScopeClassifier> {
   const model = await loadPinnedClassifier({ folder: options, schema: ManifestSchema, what: 'scope classifier', session: options });

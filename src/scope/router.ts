@@ -43,14 +43,25 @@ const kindOf = (s: ScopeScores): UrgentClass => (s.crisis > s.emergency ? 'crisi
  * another language, then clinical advice over the whole message. Emergency and crisis win over everything, including an appointment
  * request. `language` is left out only by evaluations that measure the classifier alone.
  */
-export function createScopeRouter(options: { readonly classifier: ScopeClassifier; readonly floor: SafetyFloor; readonly language?: LanguageIdentifier }): ScopeRouter {
-  const { classifier, floor, language } = options;
+export function createScopeRouter(options: {
+  readonly classifier: ScopeClassifier;
+  /** A second classifier whose urgent reading can only add an emergency or crisis routing, at its own threshold (candidate S). */
+  readonly urgentReader?: ScopeClassifier;
+  readonly floor: SafetyFloor;
+  readonly language?: LanguageIdentifier;
+}): ScopeRouter {
+  const { classifier, urgentReader, floor, language } = options;
   const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
+  /** The message and its segments as one classifier reads them: the whole message's scores, and the most urgent reading. */
+  const read = async (model: ScopeClassifier, texts: readonly string[]): Promise<{ whole: ScopeScores; top: ScopeScores }> => {
+    const all = await model.classify(texts);
+    const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
+    return { whole, top: all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole) };
+  };
   return {
     async route({ text, unredacted }) {
-      const all = await classifier.classify([text, ...segmentsOf(text)]);
-      const whole = all[0] ?? { admin: 1, clinical: 0, emergency: 0, crisis: 0 };
-      const top = all.reduce((best, s) => (urgency(s) > urgency(best) ? s : best), whole);
+      const texts = [text, ...segmentsOf(text)];
+      const [{ whole, top }, second] = await Promise.all([read(classifier, texts), urgentReader === undefined ? null : read(urgentReader, texts)]);
       const reading = language?.identify(text);
       const base = {
         floor_phrase: null,
@@ -59,7 +70,10 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
         thresholds: { ...classifier.thresholds },
         scores: whole,
         urgent: urgency(top),
-        segments: all.length,
+        segments: texts.length,
+        ...(urgentReader === undefined || second === null
+          ? {}
+          : { second: { model: urgentReader.modelId, sha256: urgentReader.sha256, threshold: urgentReader.thresholds.urgent, scores: second.whole, urgent: urgency(second.top) } }),
         ...(language === undefined || reading === undefined
           ? {}
           : { language: { model: language.modelId, sha256: language.sha256, min_letters: { ...language.minLetters }, clause_margin: language.clauseMargin, code: reading.language, english: reading.english, reliable: reading.reliable, clause: reading.clause } }),
@@ -76,6 +90,9 @@ export function createScopeRouter(options: { readonly classifier: ScopeClassifie
       const unreadable = reading !== undefined && !reading.english;
       if (unreadable && reading.clause === null) return { ...base, route: 'language', decided_by: 'language' };
       if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };
+      // The second reader can only add an urgent routing: what the first keeps in scope, sends to the care team or
+      // to the language message for one clause, it sends to 911 or 988 when its own urgent reading crosses its own threshold.
+      if (urgentReader !== undefined && second !== null && urgency(second.top) >= urgentReader.thresholds.urgent) return { ...base, route: kindOf(second.top), decided_by: 'second_model' };
       if (unreadable) return { ...base, route: 'language', decided_by: 'language' };
       if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decided_by: 'model' };
       return { ...base, route: 'in_scope', decided_by: 'none' };

@@ -1,12 +1,15 @@
 /**
  * Routes a labelled message set through the product's scope router (safety floor + the shipped
- * fine-tuned classifier) and prints the confusion matrix and per-class precision and recall.
+ * fine-tuned classifier and the second one that can only add an urgent routing) and prints the
+ * confusion matrix and per-class precision and recall.
  *
- *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR ...] [--no-language]
+ *   npx tsx training/scope/evaluate.ts MESSAGES.yaml [--json OUT] [--show-misses] [--model DIR ...] [--no-second] [--no-language]
  *
  * --model DIR: a candidate model folder (finetune.py --out) instead of the shipped one; its manifest's
  * sha256 is computed here, not pinned, so only the folder's own file hashes are checked. Given more
  * than once, the folders' class probabilities are averaged text by text (thresholds of the first).
+ *
+ * --no-second: without the second classifier (models/scope-urgent), which can only add an urgent routing.
  *
  * --no-language: the classifier and floor alone, without the language identifier (route `language`:
  * a message the assistant cannot read, told 911, 988 and the interpreter line).
@@ -27,7 +30,7 @@ import { confusion, formatConfusion, perClass, type Route } from './metrics.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true }, 'no-language': { type: 'boolean', default: false } },
+  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true }, 'no-second': { type: 'boolean', default: false }, 'no-language': { type: 'boolean', default: false } },
 });
 const file = positionals[0];
 if (file === undefined) {
@@ -65,7 +68,11 @@ function averageOf(first: ScopeClassifier, rest: readonly ScopeClassifier[]): Sc
 }
 const [firstCandidate, ...otherCandidates] = candidates;
 const candidate = firstCandidate === undefined ? undefined : averageOf(firstCandidate, otherCandidates);
-const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, { ...(candidate === undefined ? {} : { classifier: candidate }), ...(args['no-language'] ? { language: null } : {}) });
+const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, {
+  ...(candidate === undefined ? {} : { classifier: candidate }),
+  ...(args['no-second'] ? { urgentReader: null } : {}),
+  ...(args['no-language'] ? { language: null } : {}),
+});
 if (candidate !== undefined) console.log(`model ${(args.model ?? []).join(' + ')} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
 const routed: Route[] = [];
 const details = [];
@@ -77,7 +84,7 @@ for (const row of rows) {
   durations.push(performance.now() - start);
   const got: Route = r.route === 'in_scope' ? 'admin' : r.route;
   routed.push(got);
-  details.push({ ...row, got, decided_by: r.decided_by, language: r.language?.code ?? null, floor_phrase: r.floor_phrase, urgent: r.urgent, scores: r.scores });
+  details.push({ ...row, got, decided_by: r.decided_by, language: r.language?.code ?? null, floor_phrase: r.floor_phrase, urgent: r.urgent, scores: r.scores, second_urgent: r.second?.urgent ?? null });
   if (args['show-misses'] && got !== row.label) console.log(`  ${row.id} ${row.label} -> ${got} (${r.decided_by}, urgent ${r.urgent.toFixed(2)}, clinical ${r.scores.clinical.toFixed(2)}): ${row.message}`);
 }
 const matrix = confusion(rows.map((r) => r.label), routed);
