@@ -6,7 +6,7 @@ import type { SessionPlacement } from './model/index.js';
 import { loadScopeClassifier, SCOPE_MODEL, SCOPE_URGENT_MODEL, type ScopeClassifier } from './scope/classifier.js';
 
 /**
- * The models that read a question (embedder, scope classifier, support judge), loaded from a module
+ * The models that read a question (embedder, the two scope classifiers, support judge), loaded from a module
  * that imports nothing else heavy, so a command can start them before it imports the rest of the
  * composition root (src/main.ts): on the inference thread they load while this thread does.
  */
@@ -79,7 +79,9 @@ export function startQuestionModels(config: Config, onProgress?: (message: strin
   const onBuilding = (built: Promise<unknown>): void => {
     builds.push(built);
   };
-  const started = { embedder: createEmbedder(config, onProgress, 'questions', onBuilding), classifier: loadShippedClassifier(config, onBuilding),
+  const started = {
+    embedder: createEmbedder(config, onProgress, 'questions', onBuilding),
+    classifier: loadShippedClassifier(config, onBuilding),
     urgentReader: loadShippedUrgentReader(config, onBuilding),
     judge: loadShippedJudge(config, onBuilding),
   };
