@@ -27,19 +27,30 @@ describe('a second classifier that can only add an urgent routing', () => {
     expect(await createScopeRouter({ classifier: first, floor }).route({ text })).not.toHaveProperty('second');
   });
 
+  it('adds only the kinds it is allowed to, and the trace says which', async () => {
+    const first = fixed('a', IN_SCOPE);
+    const crisis = fixed('b', scores(0.2, 0.05, 0.05, 0.7));
+    const emergency = fixed('b', scores(0.2, 0.05, 0.7, 0.05));
+    const only = (reader: ScopeClassifier) => createScopeRouter({ classifier: first, urgentReader: reader, urgentReaderAdds: ['emergency'], floor }).route({ text });
+    expect(await only(crisis)).toMatchObject({ route: 'in_scope', decided_by: 'none', second: { adds: ['emergency'], urgent: 0.75 } });
+    expect(await only(emergency)).toMatchObject({ route: 'emergency', decided_by: 'second_model', second: { adds: ['emergency'] } });
+    expect(await createScopeRouter({ classifier: first, urgentReader: crisis, floor }).route({ text })).toMatchObject({ route: 'crisis', second: { adds: ['emergency', 'crisis'] } });
+  });
+
   it('adds urgent routings and nothing else, whatever either model reads (property)', async () => {
     const probabilities = fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(([a, c, e, k]) => {
       const sum = a + c + e + k || 1;
       return scores(a / sum, c / sum, e / sum, k / sum);
     });
     const messages = fc.constantFrom(text, 'I want to end my life, can I reschedule?', 'what are the lab hours on saturday, and is there parking');
+    const kinds = fc.subarray(['emergency', 'crisis'] as const, { minLength: 1 });
     await fc.assert(
-      fc.asyncProperty(probabilities, probabilities, messages, async (p, q, message) => {
+      fc.asyncProperty(probabilities, probabilities, messages, kinds, async (p, q, message, adds) => {
         const first = fixed('a', p);
         const alone = await createScopeRouter({ classifier: first, floor }).route({ text: message });
-        const both = await createScopeRouter({ classifier: first, urgentReader: fixed('b', q), floor }).route({ text: message });
+        const both = await createScopeRouter({ classifier: first, urgentReader: fixed('b', q), urgentReaderAdds: adds, floor }).route({ text: message });
         if (alone.route === 'emergency' || alone.route === 'crisis') return both.route === alone.route && both.decided_by === alone.decided_by;
-        return both.route === alone.route ? both.decided_by === alone.decided_by : (both.route === 'emergency' || both.route === 'crisis') && both.decided_by === 'second_model';
+        return both.route === alone.route ? both.decided_by === alone.decided_by : (adds as readonly string[]).includes(both.route) && both.decided_by === 'second_model';
       }),
     );
   });

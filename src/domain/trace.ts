@@ -146,12 +146,14 @@ export const ScopeDecisionSchema = z.object({
   urgent: z.number(),
   /** How many texts were classified: the message, plus its sentences and windows when it is long. */
   segments: z.number().int().positive(),
-  /** The second classifier's reading of the same texts: its identity, urgent threshold, whole-message scores and highest urgent score (absent before session 26). */
+  /** The second classifier's reading of the same texts: its identity, urgent threshold, the kinds it may add, whole-message scores and highest urgent score (absent before session 26). */
   second: z
     .object({
       model: z.string(),
       sha256: z.string(),
       threshold: z.number(),
+      /** The kinds of routing it may add (emergency, crisis or both). */
+      adds: z.array(z.enum(['emergency', 'crisis'])),
       scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
       urgent: z.number(),
     })

@@ -42,6 +42,9 @@ export const SCOPE_URGENT_MODEL: PinnedModelFolder = {
   manifestSha256: '1807cc61266a7050d474062ba5df5d4d685d677dbab5e956212e519bcc29f726',
 };
 
+/** The kinds of routing the shipped second classifier may add (docs/scope-routing.md, candidates S and S″). */
+export const SECOND_READER_ADDS: readonly ('emergency' | 'crisis')[] = ['emergency', 'crisis'];
+
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */
 export async function loadScopeClassifier(options: PinnedModelFolder & SessionPlacement): Promise<ScopeClassifier> {
   const model = await loadPinnedClassifier({ folder: options, schema: ManifestSchema, what: 'scope classifier', session: options });

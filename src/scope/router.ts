@@ -47,10 +47,13 @@ export function createScopeRouter(options: {
   readonly classifier: ScopeClassifier;
   /** A second classifier whose urgent reading can only add an emergency or crisis routing, at its own threshold (candidate S). */
   readonly urgentReader?: ScopeClassifier;
+  /** The kinds of routing the second classifier may add (default both; candidate S″: emergency only). */
+  readonly urgentReaderAdds?: readonly UrgentClass[];
   readonly floor: SafetyFloor;
   readonly language?: LanguageIdentifier;
 }): ScopeRouter {
   const { classifier, urgentReader, floor, language } = options;
+  const adds: readonly UrgentClass[] = options.urgentReaderAdds ?? ['emergency', 'crisis'];
   const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
   /** The message and its segments as one classifier reads them: the whole message's scores, and the most urgent reading. */
   const read = async (model: ScopeClassifier, texts: readonly string[]): Promise<{ whole: ScopeScores; top: ScopeScores }> => {
@@ -73,7 +76,7 @@ export function createScopeRouter(options: {
         segments: texts.length,
         ...(urgentReader === undefined || second === null
           ? {}
-          : { second: { model: urgentReader.modelId, sha256: urgentReader.sha256, threshold: urgentReader.thresholds.urgent, scores: second.whole, urgent: urgency(second.top) } }),
+          : { second: { model: urgentReader.modelId, sha256: urgentReader.sha256, threshold: urgentReader.thresholds.urgent, adds: [...adds], scores: second.whole, urgent: urgency(second.top) } }),
         ...(language === undefined || reading === undefined
           ? {}
           : { language: { model: language.modelId, sha256: language.sha256, min_letters: { ...language.minLetters }, clause_margin: language.clauseMargin, code: reading.language, english: reading.english, reliable: reading.reliable, clause: reading.clause } }),
@@ -92,7 +95,9 @@ export function createScopeRouter(options: {
       if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };
       // The second reader can only add an urgent routing: what the first keeps in scope, sends to the care team or
       // to the language message for one clause, it sends to 911 or 988 when its own urgent reading crosses its own threshold.
-      if (urgentReader !== undefined && second !== null && urgency(second.top) >= urgentReader.thresholds.urgent) return { ...base, route: kindOf(second.top), decided_by: 'second_model' };
+      if (urgentReader !== undefined && second !== null && urgency(second.top) >= urgentReader.thresholds.urgent && adds.includes(kindOf(second.top))) {
+        return { ...base, route: kindOf(second.top), decided_by: 'second_model' };
+      }
       if (unreadable) return { ...base, route: 'language', decided_by: 'language' };
       if (whole.clinical >= clinicalAt) return { ...base, route: 'clinical', decided_by: 'model' };
       return { ...base, route: 'in_scope', decided_by: 'none' };

@@ -10,6 +10,7 @@
  * than once, the folders' class probabilities are averaged text by text (thresholds of the first).
  *
  * --no-second: without the second classifier (models/scope-urgent), which can only add an urgent routing.
+ * --second-adds emergency[,crisis]: the kinds of routing it may add (default: the shipped SECOND_READER_ADDS).
  *
  * --no-language: the classifier and floor alone, without the language identifier (route `language`:
  * a message the assistant cannot read, told 911, 988 and the interpreter line).
@@ -30,7 +31,7 @@ import { confusion, formatConfusion, perClass, type Route } from './metrics.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true }, 'no-second': { type: 'boolean', default: false }, 'no-language': { type: 'boolean', default: false } },
+  options: { json: { type: 'string' }, 'show-misses': { type: 'boolean', default: false }, model: { type: 'string', multiple: true }, 'no-second': { type: 'boolean', default: false }, 'second-adds': { type: 'string' }, 'no-language': { type: 'boolean', default: false } },
 });
 const file = positionals[0];
 if (file === undefined) {
@@ -71,6 +72,7 @@ const candidate = firstCandidate === undefined ? undefined : averageOf(firstCand
 const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, {
   ...(candidate === undefined ? {} : { classifier: candidate }),
   ...(args['no-second'] ? { urgentReader: null } : {}),
+  ...(args['second-adds'] === undefined ? {} : { urgentReaderAdds: args['second-adds'].split(',').map((kind) => (kind === 'crisis' ? 'crisis' : 'emergency')) }),
   ...(args['no-language'] ? { language: null } : {}),
 });
 if (candidate !== undefined) console.log(`model ${(args.model ?? []).join(' + ')} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
