@@ -61,7 +61,7 @@ describe('verify and replay', () => {
     expect(report.differences.length).toBeGreaterThan(0);
   });
 
-  it('replay names a changed judge bar below the k best-retrieved, a changed retriever and a changed injection detector', async () => {
+  it('replay names a changed judge bar below the k best-retrieved, a changed retriever, a changed injection detector and a changed second scope classifier', async () => {
     const before = (await runtime.store.get(ids[0] ?? ''))?.trace;
     const decision = before?.support_decision;
     if (before === undefined || decision === null || decision === undefined || !('judge' in decision)) throw new Error('no judged trace');
@@ -76,6 +76,14 @@ describe('verify and replay', () => {
     if (detector === undefined) throw new Error('no detector recorded');
     const earlier = { ...before, support_decision: { ...decision, injection: { model: detector.model, sha256: 'dc9d727f24d24d758452dadf0d623f91e222ff699923e009346496e3b7a76501', threshold: 0.8 } } };
     expect(compareTraces(earlier, before)).toEqual([`injection detector dc9d727f24d2 -> ${detector.sha256.slice(0, 12)}`]);
+    // A trace routed before the second scope classifier (session 26) names it, as does a change of what it may add.
+    const scope = before.scope_decision;
+    if (scope?.second === undefined) throw new Error('no second scope reading recorded');
+    const { second, ...withoutSecond } = scope;
+    expect(compareTraces({ ...before, scope_decision: withoutSecond }, before)).toEqual([`second scope classifier none -> ${second.sha256.slice(0, 12)} (adds emergency, crisis)`]);
+    expect(compareTraces(before, { ...before, scope_decision: { ...scope, second: { ...second, adds: ['emergency'] } } })).toEqual([
+      `second scope classifier ${second.sha256.slice(0, 12)} (adds emergency, crisis) -> ${second.sha256.slice(0, 12)} (adds emergency)`,
+    ]);
   });
 
   it('catches a stored passage copy altered behind the triggers, naming the trace', async () => {

@@ -26,7 +26,8 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean => a.leng
 /**
  * What changed between a stored trace and its replay: retrieved revisions, outcome, cited revisions, the retriever
  * (its id names the search arithmetic), the support judge's model (its manifest, which holds its threshold), the
- * bar below the k best-retrieved, and the injection detector (its manifest holds both its thresholds).
+ * bar below the k best-retrieved, the injection detector (its manifest holds both its thresholds), and the scope
+ * classifiers (the first, and the second that can only add an urgent routing: absent before session 26, and the kinds it may add).
  */
 export function compareTraces(before: Trace, after: Trace): string[] {
   const changes: string[] = [];
@@ -49,6 +50,12 @@ export function compareTraces(before: Trace, after: Trace): string[] {
     if (detectorBefore !== undefined && detectorAfter !== undefined && detectorBefore.sha256 !== detectorAfter.sha256) {
       changes.push(`injection detector ${detectorBefore.sha256.slice(0, 12)} -> ${detectorAfter.sha256.slice(0, 12)}`);
     }
+  }
+  const [scopeBefore, scopeAfter] = [before.scope_decision, after.scope_decision];
+  if (scopeBefore !== undefined && scopeAfter !== undefined) {
+    if (scopeBefore.sha256 !== scopeAfter.sha256) changes.push(`scope classifier ${scopeBefore.sha256.slice(0, 12)} -> ${scopeAfter.sha256.slice(0, 12)}`);
+    const second = (d: typeof scopeBefore): string => (d.second === undefined ? 'none' : `${d.second.sha256.slice(0, 12)} (adds ${d.second.adds.join(', ')})`);
+    if (second(scopeBefore) !== second(scopeAfter)) changes.push(`second scope classifier ${second(scopeBefore)} -> ${second(scopeAfter)}`);
   }
   return changes;
 }
