@@ -10,7 +10,7 @@ import { createHybridRetriever, type RetrievalMode } from './retrieve/index.js';
 import { CitetraceError, wrapError, type AssistantConfig } from './domain/index.js';
 import type { SupportJudge } from './judge/index.js';
 import { createEmbedder, loadShippedClassifier, loadShippedJudge, loadShippedUrgentReader, type QuestionModels } from './models.js';
-import { createLanguageIdentifier, createSafetyFloor, createScopeRouter, loadLanguageModel, SECOND_READER_ADDS, type LanguageModel, type ScopeClassifier, type ScopeRouter, type UrgentClass } from './scope/index.js';
+import { createLanguageIdentifier, createSafetyFloor, createScopeRouter, loadLanguageModel, type LanguageModel, type ScopeClassifier, type ScopeRouter, type UrgentClass } from './scope/index.js';
 import { createOtlpTelemetry, NOOP_TELEMETRY, type Telemetry } from './telemetry/index.js';
 import { createPostgresTraceStore, createRedactor, createSqliteTraceStore, withCheckpoints, type Checkpointing, type TraceStore } from './trace/index.js';
 
@@ -102,7 +102,8 @@ export async function createScopeRouterFor(
   ];
   return createScopeRouter({
     classifier,
-    ...(urgentReader === null ? {} : { urgentReader, urgentReaderAdds: models.urgentReaderAdds ?? SECOND_READER_ADDS }),
+    ...(urgentReader === null ? {} : { urgentReader }),
+    ...(models.urgentReaderAdds === undefined ? {} : { urgentReaderAdds: models.urgentReaderAdds }),
     floor: createSafetyFloor(extra),
     ...(language === null ? {} : { language: createLanguageIdentifier(language, [...deploymentNames(assistant), ...deploymentWords(assistant)]) }),
   });

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { loadPinnedClassifier, ModelManifestSchema, type PinnedModelFolder, type SessionPlacement } from '../model/index.js';
+import type { UrgentClass } from './floor.js';
 
 /** What a message asks for, as the router sees it. */
 export const SCOPE_CLASSES = ['admin', 'clinical', 'emergency', 'crisis'] as const;
@@ -43,7 +44,7 @@ export const SCOPE_URGENT_MODEL: PinnedModelFolder = {
 };
 
 /** The kinds of routing the shipped second classifier may add (docs/scope-routing.md, candidates S and S″). */
-export const SECOND_READER_ADDS: readonly ('emergency' | 'crisis')[] = ['emergency', 'crisis'];
+export const SECOND_READER_ADDS: readonly UrgentClass[] = ['emergency', 'crisis'];
 
 /** Load the shipped (or a given) model folder; see `loadPinnedClassifier` for the checks. */
 export async function loadScopeClassifier(options: PinnedModelFolder & SessionPlacement): Promise<ScopeClassifier> {

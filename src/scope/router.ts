@@ -1,6 +1,6 @@
 import type { ScopeDecision } from '../domain/index.js';
 import { splitSentences } from '../text/index.js';
-import type { ScopeClassifier, ScopeScores } from './classifier.js';
+import { SECOND_READER_ADDS, type ScopeClassifier, type ScopeScores } from './classifier.js';
 import type { SafetyFloor, UrgentClass } from './floor.js';
 import type { LanguageIdentifier } from './language.js';
 
@@ -47,13 +47,13 @@ export function createScopeRouter(options: {
   readonly classifier: ScopeClassifier;
   /** A second classifier whose urgent reading can only add an emergency or crisis routing, at its own threshold (candidate S). */
   readonly urgentReader?: ScopeClassifier;
-  /** The kinds of routing the second classifier may add (default both; candidate S″: emergency only). */
+  /** The kinds of routing the second classifier may add (default: the shipped SECOND_READER_ADDS; candidate S″: emergency only). */
   readonly urgentReaderAdds?: readonly UrgentClass[];
   readonly floor: SafetyFloor;
   readonly language?: LanguageIdentifier;
 }): ScopeRouter {
   const { classifier, urgentReader, floor, language } = options;
-  const adds: readonly UrgentClass[] = options.urgentReaderAdds ?? ['emergency', 'crisis'];
+  const adds = options.urgentReaderAdds ?? SECOND_READER_ADDS;
   const { urgent: urgentAt, clinical: clinicalAt } = classifier.thresholds;
   /** The message and its segments as one classifier reads them: the whole message's scores, and the most urgent reading. */
   const read = async (model: ScopeClassifier, texts: readonly string[]): Promise<{ whole: ScopeScores; top: ScopeScores }> => {
@@ -64,7 +64,10 @@ export function createScopeRouter(options: {
   return {
     async route({ text, unredacted }) {
       const texts = [text, ...segmentsOf(text)];
-      const [{ whole, top }, second] = await Promise.all([read(classifier, texts), urgentReader === undefined ? null : read(urgentReader, texts)]);
+      const [{ whole, top }, second] = await Promise.all([
+        read(classifier, texts),
+        urgentReader === undefined ? null : read(urgentReader, texts).then((reading) => ({ ...reading, model: urgentReader })),
+      ]);
       const reading = language?.identify(text);
       const base = {
         floor_phrase: null,
@@ -74,9 +77,9 @@ export function createScopeRouter(options: {
         scores: whole,
         urgent: urgency(top),
         segments: texts.length,
-        ...(urgentReader === undefined || second === null
+        ...(second === null
           ? {}
-          : { second: { model: urgentReader.modelId, sha256: urgentReader.sha256, threshold: urgentReader.thresholds.urgent, adds: [...adds], scores: second.whole, urgent: urgency(second.top) } }),
+          : { second: { model: second.model.modelId, sha256: second.model.sha256, threshold: second.model.thresholds.urgent, adds: [...adds], scores: second.whole, urgent: urgency(second.top) } }),
         ...(language === undefined || reading === undefined
           ? {}
           : { language: { model: language.modelId, sha256: language.sha256, min_letters: { ...language.minLetters }, clause_margin: language.clauseMargin, code: reading.language, english: reading.english, reliable: reading.reliable, clause: reading.clause } }),
@@ -95,7 +98,7 @@ export function createScopeRouter(options: {
       if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };
       // The second reader can only add an urgent routing: what the first keeps in scope, sends to the care team or
       // to the language message for one clause, it sends to 911 or 988 when its own urgent reading crosses its own threshold.
-      if (urgentReader !== undefined && second !== null && urgency(second.top) >= urgentReader.thresholds.urgent && adds.includes(kindOf(second.top))) {
+      if (second !== null && urgency(second.top) >= second.model.thresholds.urgent && adds.includes(kindOf(second.top))) {
         return { ...base, route: kindOf(second.top), decided_by: 'second_model' };
       }
       if (unreadable) return { ...base, route: 'language', decided_by: 'language' };

@@ -26,7 +26,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { digestOf } from '../../src/model/download.js';
 import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
-import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass, type ScopeClassifier } from '../../src/scope/index.js';
+import { loadScopeClassifier, SCOPE_CLASSES, type ScopeClass, type ScopeClassifier, type UrgentClass } from '../../src/scope/index.js';
 import { confusion, formatConfusion, perClass, type Route } from './metrics.js';
 
 const { values: args, positionals } = parseArgs({
@@ -48,6 +48,17 @@ const legacy = { emergency: 'emergency', clinical: 'clinical', in_scope: 'admin'
 const rows: Row[] = Array.isArray(data)
   ? (data as { id: string; class: ScopeClass; message: string }[]).map((r) => ({ id: r.id, label: r.class, message: r.message }))
   : Object.entries(legacy).flatMap(([key, label]) => ((data as Record<string, string[]>)[key] ?? []).map((message, i) => ({ id: `${key}-${i + 1}`, label, message })));
+
+/** `--second-adds emergency,crisis`: each kind named, or one line and exit 2. */
+function urgentKinds(list: string): UrgentClass[] {
+  const kinds = list.split(',');
+  const unknown = kinds.find((kind) => kind !== 'emergency' && kind !== 'crisis');
+  if (unknown !== undefined) {
+    console.error(`--second-adds: "${unknown}" is not emergency or crisis`);
+    process.exit(2);
+  }
+  return kinds as UrgentClass[];
+}
 
 const config = loadConfig({ env: process.env });
 const candidates = await Promise.all(
@@ -72,7 +83,7 @@ const candidate = firstCandidate === undefined ? undefined : averageOf(firstCand
 const router = await createScopeRouterFor({ organization: 'evaluation', appointment_channel: 'the appointment line', entities: {} }, config, {
   ...(candidate === undefined ? {} : { classifier: candidate }),
   ...(args['no-second'] ? { urgentReader: null } : {}),
-  ...(args['second-adds'] === undefined ? {} : { urgentReaderAdds: args['second-adds'].split(',').map((kind) => (kind === 'crisis' ? 'crisis' : 'emergency')) }),
+  ...(args['second-adds'] === undefined ? {} : { urgentReaderAdds: urgentKinds(args['second-adds']) }),
   ...(args['no-language'] ? { language: null } : {}),
 });
 if (candidate !== undefined) console.log(`model ${(args.model ?? []).join(' + ')} (manifest sha256 ${candidate.sha256}, thresholds ${JSON.stringify(candidate.thresholds)})`);
