@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { redact, type IdentifierType } from '../src/trace/index.js';
+import { createRedactor, mayNameAPerson, redact, type IdentifierType } from '../src/trace/index.js';
 import { startTestService, type TestService } from './helpers.js';
 
 interface Planted {
@@ -102,6 +102,49 @@ describe('redaction before persistence', () => {
       if (!entry.isFile()) continue;
       const bytes = await readFile(path.join(entry.parentPath, entry.name));
       for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${entry.name} holds ${s}`).toBe(false);
+    }
+  });
+});
+
+/**
+ * Issue 20: the tagger (compromise, most of redaction's time) is read only where one of its passes can find something
+ * (`mayNameAPerson`). The gate must lose nothing the tagger finds: the same redaction as reading every question with it.
+ */
+describe('the tagger is read only where it can find a name', () => {
+  const gated = createRedactor(['Harbor Clinic', 'Eastside Clinic']);
+  const always = createRedactor(['Harbor Clinic', 'Eastside Clinic'], { tagger: 'always' });
+  // Names the tagger's lexicon knows and names it does not, surnames that are ordinary words, titles.
+  const FIRST = ['jacob', 'emma', 'marguerite', 'wei', 'luc', 'priya', 'oluwaseun', 'zoltan', 'anneliese', 'li', 'grace', 'bill'];
+  const LAST = ['miller', 'nguyen', 'vantongeren', 'kovacs', 'zhang', 'raman', 'hall', 'white', 'brightwater'];
+  const FRAMES = [
+    '{ask} for {name}', '{name} needs to {verb}', 'can {name} {verb}', '{ask} {name} said to call', 'booking for mr {last}, {ask}',
+    'dr {last} told me to {verb}', '{ask}? thanks, {name}', 'my wife {name} wants to {verb}', 'is {name} on the schedule friday', '{Name} asked {ask}',
+  ];
+  const ASK = ['what time does harbor clinic open', 'how much is the no-show fee', 'is parking free at Eastside Clinic', 'can i reschedule in the portal'];
+  const VERB = ['reschedule', 'book a flu shot', 'pick up records', 'cancel tuesday'];
+  const cased = (word: string, how: number): string => (how === 0 ? word : how === 1 ? `${word[0]?.toUpperCase() ?? ''}${word.slice(1)}` : word.toUpperCase());
+
+  it('gives the same redaction as reading every question with the tagger (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...FRAMES), fc.constantFrom(...FIRST), fc.constantFrom(...LAST), fc.integer({ min: 0, max: 2 }), fc.boolean(), fc.constantFrom(...ASK), fc.constantFrom(...VERB), (frame, first, last, casing, withLast, ask, verb) => {
+        const name = withLast ? `${cased(first, casing)} ${cased(last, casing)}` : cased(first, casing);
+        const question = frame.replace('{Name}', cased(first, 1)).replace('{name}', name).replace('{last}', cased(last, casing)).replace('{ask}', ask).replace('{verb}', verb);
+        expect(gated(question)).toEqual(always(question));
+      }),
+      { seed: 20, numRuns: 400 },
+    );
+  });
+
+  it('gives the same redaction on every planted-identifier question', () => {
+    for (const row of planted) expect(gated(row.question), row.question).toEqual(always(row.question));
+  });
+
+  it('skips the tagger for ordinary questions, and reads it where a name, a title, a cue or a capital may begin one', () => {
+    for (const q of ['what time does the lab open on saturday?', 'Can I get blood drawn without an appointment?', 'is the copay for a video visit the same as going in person?', 'How much is the no-show fee? And is parking free?', 'I need to reschedule, can I do it in the portal?']) {
+      expect(mayNameAPerson(q), q).toBe(false);
+    }
+    for (const q of ['appointment for emma tomorrow', 'can oluwaseun adeyemi book a visit', 'is dr okafor in on friday', "i'm new here", 'my son needs a visit', 'dob is march third 1961', 'What time does Okafor Family Practice open?', 'Zoltan kovacs needs a visit', 'cho mình hỏi lúc nào mở cửa']) {
+      expect(mayNameAPerson(q), q).toBe(true);
     }
   });
 });
