@@ -139,11 +139,11 @@ describe('the tagger is read only where it can find a name', () => {
     for (const row of planted) expect(gated(row.question), row.question).toEqual(always(row.question));
   });
 
-  it('skips the tagger for ordinary questions, and reads it where a name, a title, a cue or a capital may begin one', () => {
-    for (const q of ['what time does the lab open on saturday?', 'Can I get blood drawn without an appointment?', 'is the copay for a video visit the same as going in person?', 'How much is the no-show fee? And is parking free?', 'I need to reschedule, can I do it in the portal?']) {
+  it('skips the tagger for ordinary questions, and reads it where a name, a title, a word after a cue, a birth cue or a capital may begin one', () => {
+    for (const q of ['what time does the lab open on saturday?', 'Can I get blood drawn without an appointment?', 'is the copay for a video visit the same as going in person?', 'How much is the no-show fee? And is parking free?', 'I need to reschedule, can I do it in the portal?', "i'm new here", 'my son needs a visit', 'can i sign up in the patient portal?']) {
       expect(mayNameAPerson(q), q).toBe(false);
     }
-    for (const q of ['appointment for emma tomorrow', 'can oluwaseun adeyemi book a visit', 'is dr okafor in on friday', "i'm new here", 'my son needs a visit', 'dob is march third 1961', 'What time does Okafor Family Practice open?', 'Zoltan kovacs needs a visit', 'cho mình hỏi lúc nào mở cửa']) {
+    for (const q of ['appointment for emma tomorrow', 'can oluwaseun adeyemi book a visit', 'is dr okafor in on friday', "i'm priya raman", 'my son jaxon needs a visit', 'this is dr. okafor', 'dob is march third 1961', 'What time does Okafor Family Practice open?', 'Zoltan kovacs needs a visit', 'cho mình hỏi lúc nào mở cửa']) {
       expect(mayNameAPerson(q), q).toBe(true);
     }
   });
