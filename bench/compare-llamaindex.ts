@@ -136,13 +136,19 @@ try {
   // Component timers, filled in the live path: the embedder passed to the runtime, and the
   // index's search and the store's append wrapped in place (the retriever and the assistant call
   // them through these objects), so nothing is measured outside citetrace's own `ask`.
+  // Calls of one kind that overlap (the scope classifier and the second one that can only add an urgent routing run side
+  // by side) count once, from the first start to the last end.
   const clock = { embed: 0, search: 0, commit: 0, judge: 0, scope: 0 };
+  const open = { embed: 0, search: 0, commit: 0, judge: 0, scope: 0 };
+  const since = { ...clock };
   const timed = async <T>(key: keyof typeof clock, run: () => Promise<T>): Promise<T> => {
-    const start = performance.now();
+    if (open[key] === 0) since[key] = performance.now();
+    open[key] += 1;
     try {
       return await run();
     } finally {
-      clock[key] += performance.now() - start;
+      open[key] -= 1;
+      if (open[key] === 0) clock[key] += performance.now() - since[key];
     }
   };
   const embedder: Embedder = {
@@ -151,12 +157,14 @@ try {
     dimensions: base.dimensions,
     embed: (request) => timed('embed', () => base.embed(request)),
   };
-  // The models are loaded here so that each can be timed in place: the support judge and the scope classifier.
+  // The models are loaded here so that each can be timed in place: the support judge and the two scope classifiers.
   const models = await loadSharedModels(config);
   const score = models.judge.score.bind(models.judge);
   (models.judge as { score: typeof score }).score = (question, texts) => timed('judge', () => score(question, texts));
-  const classify = models.classifier.classify.bind(models.classifier);
-  (models.classifier as { classify: typeof classify }).classify = (texts) => timed('scope', () => classify(texts));
+  for (const classifier of [models.classifier, models.urgentReader]) {
+    const classify = classifier.classify.bind(classifier);
+    (classifier as { classify: typeof classify }).classify = (texts) => timed('scope', () => classify(texts));
+  }
   const runtime = await openRuntime({ config, embedder, models });
   const { index, store } = runtime;
   const vectorSearch = index.vectorSearch.bind(index);
