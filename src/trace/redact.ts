@@ -47,7 +47,11 @@ const NAME_CUES: readonly RegExp[] = [
   /(?<=\b(?:my |his |her |the )?name is )[\p{L}'’-]+(?: [\p{L}'’-]+){0,2}/giu,
 ];
 /** Words that introduce a person, right before a single lower-case word the tagger reads as a name. */
-const PERSON_BEFORE = new RegExp(String.raw`(?:\b(?:my|our|his|her) ${RELATION}(?:'s)?,?|\b(?:i'?m|i am|this is|it'?s|its|named|called|name is|patient)) $`, 'iu');
+/** Words that introduce the person who writes or is written about ("i'm", "this is", "my name is", "my son"). */
+const INTRODUCER = String.raw`i'?m|i am|this is|it'?s|its|name is|name's|named|called|(?:my|our|his|her) ${RELATION}(?:'s)?`;
+/** Words before a date of birth. */
+const BIRTH_WORD = 'birthday|born|dob|birthdate';
+const PERSON_BEFORE = new RegExp(String.raw`\b(?:${INTRODUCER}|patient),? $`, 'iu');
 /** Nouns the tagger's lexicon also lists as a first name, as they come in lower case ("my buddy's leg"). */
 const LOWER_CASE_NOUNS = new Set(['buddy']);
 /** A word after a determiner or a possessive ("the marina", "minha mãe") or a saint ("st john's wort") is not a person's name. */
@@ -106,8 +110,7 @@ const nameOrUnknown = (w: { readonly normal: string }): boolean => {
 const unknownWord = (w: TaggedTerm): boolean =>
   /^\p{L}[\p{L}'’-]+$/u.test(w.text.replace(/[,.;:!?]+$/u, '')) && nameOrUnknown(w) && !NOT_NAME_TAGS.some((tag) => w.tags.has(tag));
 
-/** Words that introduce the person who writes or is written about ("i'm", "this is", "my name is", "my son"). */
-const INTRO_BEFORE = new RegExp(String.raw`(?:\b(?:i'?m|i am|this is|it'?s|its|name is|name's|named|called|(?:my|our|his|her) ${RELATION}(?:'s)?,?))\s*$`, 'iu');
+const INTRO_BEFORE = new RegExp(String.raw`\b(?:${INTRODUCER}),?\s*$`, 'iu');
 /** Words that ask about a person as the subject ("can … book", "does … need"). */
 const SUBJECT_BEFORE = new Set(['can', 'could', 'may', 'will', 'would', 'should', 'does', 'did', 'do']);
 
@@ -137,11 +140,13 @@ function lowerCaseNameSpans(text: string, terms: readonly TaggedTerm[]): { start
   return spans;
 }
 
+const BIRTH_TERM = new RegExp(`^(?:${BIRTH_WORD})$`, 'u');
+
 /** A date of birth in words ("my birthday is march third 1961"): the tagger's date right after a birth cue. */
 function birthDateSpans(terms: readonly TaggedTerm[]): { start: number; end: number }[] {
   const spans: { start: number; end: number }[] = [];
   for (let i = 0; i < terms.length; i++) {
-    if (!/^(?:birthday|born|dob|birthdate)$/u.test(terms[i]?.normal ?? '')) continue;
+    if (!BIRTH_TERM.test(terms[i]?.normal ?? '')) continue;
     let j = i + 1;
     while (/^(?:is|was|on|in|date)$/u.test(terms[j]?.normal ?? '')) j++;
     let k = j;
@@ -162,9 +167,9 @@ const NAME_OR_TITLE_TAGS: ReadonlySet<string> = new Set([...NAME_TAGS, 'Honorifi
 const lexiconName = (word: string): boolean => lexiconForms(word).some((f) => tagged(LEXICON[f], NAME_OR_TITLE_TAGS));
 const lexiconUnknown = (word: string): boolean => lexiconForms(word).some((f) => LEXICON[f] === undefined || tagged(LEXICON[f], NAME_OR_TITLE_TAGS));
 /** Words after which the tagger's passes look for a birth date. */
-const BIRTH_CUE = /\b(?:birthday|born|dob|birthdate)\b/iu;
-/** Words that introduce a person (INTRO_BEFORE, PERSON_BEFORE, NAME_CUES' "name is"), and the word after them. */
-const PERSON_CUE = new RegExp(String.raw`\b(?:i['’]?m|i am|this is|it['’]?s|its|named|called|name(?:['’]s)?(?: is)?|patient|(?:my|our|his|her) ${RELATION}(?:['’]s)?),?\s+([\p{L}'’-]+)`, 'giu');
+const BIRTH_CUE = new RegExp(String.raw`\b(?:${BIRTH_WORD})\b`, 'iu');
+/** Words that introduce a person (INTRO_BEFORE, PERSON_BEFORE), and the word after them. */
+const PERSON_CUE = new RegExp(String.raw`\b(?:${INTRODUCER}|patient),?\s+([\p{L}'’-]+)`, 'giu');
 /** The pronoun "I" and its contractions: capitalized, never a name. */
 const FIRST_PERSON = /^I(?:['’](?:m|ve|ll|d))?$/u;
 
