@@ -46,11 +46,11 @@ const NAME_CUES: readonly RegExp[] = [
   new RegExp(String.raw`(?<=\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Uu]nder|[Ff]or|[Hh]older|[Pp]atient|[Nn]amed|[Cc]alled|[Aa]bout)\s)${FULL_NAME}`, 'gu'),
   /(?<=\b(?:my |his |her |the )?name is )[\p{L}'’-]+(?: [\p{L}'’-]+){0,2}/giu,
 ];
-/** Words that introduce a person, right before a single lower-case word the tagger reads as a name. */
 /** Words that introduce the person who writes or is written about ("i'm", "this is", "my name is", "my son"). */
 const INTRODUCER = String.raw`i'?m|i am|this is|it'?s|its|name is|name's|named|called|(?:my|our|his|her) ${RELATION}(?:'s)?`;
 /** Words before a date of birth. */
 const BIRTH_WORD = 'birthday|born|dob|birthdate';
+/** Words that introduce a person, right before a single lower-case word the tagger reads as a name. */
 const PERSON_BEFORE = new RegExp(String.raw`\b(?:${INTRODUCER}|patient),? $`, 'iu');
 /** Nouns the tagger's lexicon also lists as a first name, as they come in lower case ("my buddy's leg"). */
 const LOWER_CASE_NOUNS = new Set(['buddy']);
@@ -175,10 +175,11 @@ const FIRST_PERSON = /^I(?:['’](?:m|ve|ll|d))?$/u;
 
 /**
  * Whether compromise's tagger can find anything the redactor would replace in `text` (kept names hidden, structured
- * identifiers already replaced): a capital letter other than "I" or a lexicon word that begins a sentence, a word the
- * tagger's lexicon lists as a name or a title, a birth cue, a word that introduces a person before one the lexicon does
- * not know as an ordinary word, or two unknown words after a modal (the lower-case names of `lowerCaseNameSpans`). Each pass below that reads the tagger needs one of these,
- * so a question with none (most questions) skips the tagger, some 1.2 ms of the 1.5 ms redaction takes.
+ * identifiers already replaced). Each pass that reads the tagger needs one of: a capital letter other than "I" or a
+ * lexicon word beginning a sentence; a word the tagger's lexicon lists as a name or a title; a birth cue; a word that
+ * introduces a person before one the lexicon does not know as an ordinary word; two such words after a modal (the
+ * lower-case names of `lowerCaseNameSpans`). A question with none (most questions) skips the tagger, about 1.7 of the
+ * 1.8 ms its analysis took (bench/question-analysis.ts).
  */
 export function mayNameAPerson(text: string): boolean {
   if (BIRTH_CUE.test(text)) return true;
