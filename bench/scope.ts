@@ -1,7 +1,8 @@
 /**
  * What scope routing adds to a question on this machine: the safety floor and the fine-tuned
- * MiniLM classifier (int8 ONNX, one onnxruntime thread, as `serve` runs it). Long messages are
- * classified with their sentences and windows in one batch.
+ * MiniLM classifiers (int8 ONNX, one onnxruntime thread each, on the inference thread as `serve`
+ * runs them), the shipped router against the first classifier alone. Long messages are classified
+ * with their sentences and windows in one batch.
  *
  *   npx tsx bench/scope.ts
  */
@@ -14,23 +15,32 @@ import { normalizeQuestion } from '../src/policy/index.js';
 
 const fixtures = parse(readFileSync(new URL('../test/fixtures/scope-phrasings.yaml', import.meta.url), 'utf8')) as Record<string, string[]>;
 const questions = Object.values(fixtures).flat().map((q) => normalizeQuestion(q).normalized);
-const router = await createScopeRouterFor({ organization: 'bench', appointment_channel: 'the appointment line', entities: {} }, loadConfig({ env: process.env }));
+const assistant = { organization: 'bench', appointment_channel: 'the appointment line', entities: {} };
+const config = loadConfig({ env: process.env });
+/** The shipped router (P, and the second classifier that can only add an urgent routing), and P alone as its peer. */
+const routers = { shipped: await createScopeRouterFor(assistant, config), first: await createScopeRouterFor(assistant, config, { urgentReader: null }) };
 
-async function measure(texts: readonly string[], rounds: number): Promise<number[]> {
-  const samples: number[] = [];
+/** Each message routed by both routers in turn, so load falls on both alike. */
+async function measure(texts: readonly string[], rounds: number): Promise<{ shipped: number[]; first: number[] }> {
+  const samples = { shipped: [] as number[], first: [] as number[] };
   for (let round = 0; round < rounds; round += 1) {
     for (const text of texts) {
-      const start = performance.now();
-      await router.route({ text });
-      samples.push(performance.now() - start);
+      for (const which of ['shipped', 'first'] as const) {
+        const start = performance.now();
+        await routers[which].route({ text });
+        samples[which].push(performance.now() - start);
+      }
     }
   }
   return samples;
 }
 
 const fmt = (s: number[]): string => `p50 ${percentile(s, 50).toFixed(2)} ms, p95 ${percentile(s, 95).toFixed(2)} ms, n=${s.length}`;
+const report = (label: string, s: { shipped: number[]; first: number[] }): void => {
+  console.log(`${label}: shipped (both classifiers) ${fmt(s.shipped)}; the first classifier alone ${fmt(s.first)}; ratio p50 ${(percentile(s.shipped, 50) / percentile(s.first, 50)).toFixed(2)}x`);
+};
 const words = questions.map((q) => q.split(' ').length).sort((a, b) => a - b);
 await measure(questions, 1); // warm-up
-console.log(`questions as asked (${questions.length} dev phrasings, median ${words[Math.floor(words.length / 2)] ?? 0} words): ${fmt(await measure(questions, 5))}`);
+report(`questions as asked (${questions.length} dev phrasings, median ${words[Math.floor(words.length / 2)] ?? 0} words)`, await measure(questions, 5));
 const long = questions.slice(0, 10).map((q) => `${'I have a question about parking at the clinic and whether the garage validates tickets. '.repeat(6)}${q}`);
-console.log(`long messages (~100 words, read with their sentences): ${fmt(await measure(long, 3))}`);
+report('long messages (~100 words, read with their sentences)', await measure(long, 3));
