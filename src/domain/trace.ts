@@ -124,6 +124,11 @@ export type TraceConfig = z.infer<typeof TraceConfigSchema>;
 /** A generated answer the validator rejected: kept for the operator, never shown to the user. */
 export const RejectedDraftSchema = z.object({ text: z.string(), sentences: z.array(SentenceSchema), detail: z.string() });
 
+/** The two urgent routings: what the safety floor routes to, and what the second scope classifier may add. */
+export const UrgentClassSchema = z.enum(['emergency', 'crisis']);
+/** A scope classifier's class probabilities for one text. */
+const ScopeScoresSchema = z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() });
+
 /** Scope routing as recorded: the safety floor's phrase or the classifier's scores, its model, hash and thresholds. */
 export const ScopeDecisionSchema = z.object({
   /** `language`: the message (or a clause of it) is in a language the assistant cannot read. */
@@ -141,7 +146,7 @@ export const ScopeDecisionSchema = z.object({
   sha256: z.string(),
   thresholds: z.object({ urgent: z.number(), clinical: z.number() }),
   /** Class probabilities of the whole message. */
-  scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
+  scores: ScopeScoresSchema,
   /** The highest P(emergency) + P(crisis) over the whole message and each of its sentences. */
   urgent: z.number(),
   /** How many texts were classified: the message, plus its sentences and windows when it is long. */
@@ -153,8 +158,8 @@ export const ScopeDecisionSchema = z.object({
       sha256: z.string(),
       threshold: z.number(),
       /** The kinds of routing it may add (emergency, crisis or both). */
-      adds: z.array(z.enum(['emergency', 'crisis'])),
-      scores: z.object({ admin: z.number(), clinical: z.number(), emergency: z.number(), crisis: z.number() }),
+      adds: z.array(UrgentClassSchema),
+      scores: ScopeScoresSchema,
       urgent: z.number(),
     })
     .optional(),

@@ -1,4 +1,6 @@
 import { stemmer } from 'stemmer';
+import type { z } from 'zod';
+import type { UrgentClassSchema } from '../domain/index.js';
 
 /**
  * The safety floor: a short, audited list of phrases that mean an emergency or a mental-health
@@ -10,7 +12,7 @@ import { stemmer } from 'stemmer';
  * ("heart attack", "chest pain" and "overdose" do not: "book my follow-up after a heart attack");
  * crisis phrases stay even so, since 988 is the right help for a question about suicide either way.
  */
-export type UrgentClass = 'emergency' | 'crisis';
+export type UrgentClass = z.infer<typeof UrgentClassSchema>;
 
 export interface FloorPhrase {
   readonly phrase: string;

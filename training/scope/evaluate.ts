@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
+import { UrgentClassSchema } from '../../src/domain/index.js';
 import { digestOf } from '../../src/model/download.js';
 import { createScopeRouterFor } from '../../src/main.js';
 import { normalizeQuestion } from '../../src/policy/index.js';
@@ -51,13 +52,14 @@ const rows: Row[] = Array.isArray(data)
 
 /** `--second-adds emergency,crisis`: each kind named, or one line and exit 2. */
 function urgentKinds(list: string): UrgentClass[] {
-  const kinds = list.split(',');
-  const unknown = kinds.find((kind) => kind !== 'emergency' && kind !== 'crisis');
-  if (unknown !== undefined) {
-    console.error(`--second-adds: "${unknown}" is not emergency or crisis`);
-    process.exit(2);
-  }
-  return kinds as UrgentClass[];
+  return list.split(',').map((kind) => {
+    const parsed = UrgentClassSchema.safeParse(kind);
+    if (!parsed.success) {
+      console.error(`--second-adds: "${kind}" is not ${UrgentClassSchema.options.join(' or ')}`);
+      process.exit(2);
+    }
+    return parsed.data;
+  });
 }
 
 const config = loadConfig({ env: process.env });
