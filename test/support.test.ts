@@ -8,7 +8,7 @@ import { chunkRevision } from '../src/ingest/index.js';
 import { loadShippedJudge, type Runtime } from '../src/main.js';
 import { shippedInjectionDetector } from '../src/policy/index.js';
 import type { SupportJudge } from '../src/judge/index.js';
-import { withinOneEdit } from '../src/text/index.js';
+import { sentenceSpans, splitSentences, withinOneEdit } from '../src/text/index.js';
 import { copyCorpus, demoRuntime } from './helpers.js';
 
 const unitsOf = (body: string) => chunkRevision({ revision: `sha256:${'0'.repeat(64)}` as never, sourceId: 'page' as never, body }).flatMap((p) => passageUnits(p));
@@ -67,12 +67,70 @@ describe('units drawn from the Markdown tree', () => {
     expect(units.map((u) => [u.kind, u.text])).toEqual([
       ['faq', 'Q: Can I pay in cash? A: Yes, at every front desk.'],
       ['faq', 'Is there an app? Yes. It is called OtterLink.'],
-      ['sentence', 'Bold lead.'],
-      ['sentence', 'Then a rule.'],
+      ['sentence', 'Bold lead: Then a rule.'],
     ]);
     expect(body.slice(units[0]?.start, units[0]?.end)).toBe('**Q: Can I pay in cash?**\nA: Yes, at every front desk.');
     const long = unitsOf(`**What are the lab hours?**\n${Array.from({ length: 4 }, (_, i) => `Lab ${i} opens at ${i + 6} am.`).join(' ')}\n`);
     expect(long.map((u) => [u.kind, u.text])).toEqual(Array.from({ length: 4 }, (_, i) => ['sentence', `Lab ${i} opens at ${i + 6} am.`]));
+  });
+
+  it('reads a run-in head with the sentence after it, never alone: in a paragraph, in a list item, before a list', () => {
+    const body = [
+      '**Interpreters.** A video interpreter can join your visit.',
+      '',
+      '**Cost.** Video visits are billed like office visits. Your usual copay applies.',
+      '',
+      '- *Overbooking:* one per clinician per half-day session.',
+      '',
+      '**Fees.** You pay a fee if:',
+      '',
+      '- you miss the visit',
+      '',
+      '**Note:** bring your card.',
+      '',
+      '**Bring your card. Arrive early.** Then check in.',
+    ].join('\n');
+    const units = unitsOf(body);
+    expect(units.map((u) => [u.kind, u.text])).toEqual([
+      ['sentence', 'Interpreters: A video interpreter can join your visit.'],
+      ['sentence', 'Cost: Video visits are billed like office visits.'],
+      ['sentence', 'Your usual copay applies.'],
+      ['item', 'Overbooking: one per clinician per half-day session.'],
+      ['item', 'Fees: You pay a fee if: you miss the visit'],
+      // A head the segmenter reads with its sentence already is; a bold run of two sentences is no head.
+      ['sentence', 'Note: bring your card.'],
+      ['sentence', 'Bring your card.'],
+      ['sentence', 'Arrive early.'],
+      ['sentence', 'Then check in.'],
+    ]);
+    // The unit spans its head and its sentence.
+    expect(body.slice(units[1]?.start, units[1]?.end)).toBe('**Cost.** Video visits are billed like office visits.');
+  });
+
+  it('reads an enumerator with the sentence it numbers: a numbered FAQ question is one sentence, and its quote holds no bare number', () => {
+    expect(splitSentences('6. How do I cancel an appointment? Go to Appointments. 3.1 In the portal: Manage.')).toEqual(['6. How do I cancel an appointment?', 'Go to Appointments.', '3.1 In the portal: Manage.']);
+    // A number that ends the text after a sentence stays a sentence of its own; sentences with words are cut as before.
+    expect(splitSentences('See section 4. 4.1')).toEqual(['See section 4.', '4.1']);
+    expect(splitSentences('It costs $5. Call 555-0142.')).toEqual(['It costs $5.', 'Call 555-0142.']);
+    const [faq] = unitsOf('**6. How do I cancel an appointment?**\nGo to Appointments > Manage > Cancel.\n');
+    expect(faq?.text).toBe('6. How do I cancel an appointment? Go to Appointments > Manage > Cancel.');
+    expect(splitSentences(faq?.text ?? '')).toEqual(['6. How do I cancel an appointment?', 'Go to Appointments > Manage > Cancel.']);
+  });
+
+  it('every sentence drawn has a letter, and sentences tile the text (property)', () => {
+    const piece = fc.constantFrom('6.', '18.', '3.1', 'How do I cancel?', 'Go to Manage.', 'It costs $5.', 'Yes.', '(a)', '•');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 8 }), (pieces) => {
+        const text = pieces.join(' ');
+        const spans = sentenceSpans(text);
+        const letters = /\p{L}/u.test(text);
+        // In order, inside the text, without overlap; every one holds a letter unless the text has none after its last letter.
+        const ordered = spans.every((s, i) => s.start < s.end && s.end <= text.length && (i === 0 || (spans[i - 1]?.end ?? 0) <= s.start));
+        const lastLetter = Math.max(...[...text].map((c, i) => (/\p{L}/u.test(c) ? i : -1)));
+        const worded = spans.every((s) => /\p{L}/u.test(text.slice(s.start, s.end)) || s.start > lastLetter);
+        return ordered && worded && (!letters || spans.length > 0);
+      }),
+    );
   });
 
   it('an FAQ unit quoted sentence by sentence passes validation; a bare "No." only verbatim', () => {

@@ -67,6 +67,35 @@ function sentencesOf(source: string, node: Paragraph): { text: string; start: nu
 }
 
 /**
+ * A run-in head: a bold or emphasised run of one sentence ending in "." or ":" that opens a paragraph
+ * going on after it ("**Cost.** Video and phone visits are billed…"). Its words without the closing
+ * mark, and where the run ends in `source`; null for any other paragraph.
+ */
+function runInHeadOf(source: string, node: Paragraph): { head: string; end: number } | null {
+  const [first, ...rest] = node.children;
+  if ((first?.type !== 'strong' && first?.type !== 'emphasis') || rest.length === 0) return null;
+  const text = squash(toString(first));
+  const end = spanOf(first).end;
+  if (!/[.:]$/u.test(text) || sentenceSpans(text).length !== 1 || plain(source.slice(end, spanOf(node).end)) === '') return null;
+  return { head: text.slice(0, -1).trimEnd(), end };
+}
+
+/**
+ * The statements of a paragraph: its sentences, a run-in head read with the first sentence after it
+ * ("Cost: Video and phone visits are billed…", spanning both); the head alone states nothing.
+ */
+function statementsOf(source: string, node: Paragraph): { text: string; start: number; end: number }[] {
+  const sentences = sentencesOf(source, node);
+  const run = runInHeadOf(source, node);
+  if (run === null) return sentences;
+  const after = sentences.filter((s) => s.end > run.end);
+  const [first, ...rest] = after;
+  // A head the segmenter did not cut from its sentence ("**Note:** …") is already read with it.
+  if (first === undefined || /\p{L}/u.test(source.slice(first.start, Math.max(first.start, run.end)))) return after;
+  return [{ text: `${run.head}: ${first.text}`, start: spanOf(node).start, end: first.end }, ...rest];
+}
+
+/**
  * A paragraph that is only bold or emphasised words without a sentence's end ("**Cancellation
  * notice**"): a label for what follows, as a heading is, not a statement.
  */
@@ -85,7 +114,7 @@ function leadInOf(source: string, previous: RootContent | undefined): string | n
   if (previous?.type !== 'paragraph') return null;
   const label = labelOf(previous);
   if (label !== null) return `${label}:`;
-  const last = sentencesOf(source, previous).at(-1)?.text ?? '';
+  const last = statementsOf(source, previous).at(-1)?.text ?? '';
   return last.endsWith(':') ? last : null;
 }
 
@@ -94,7 +123,8 @@ function itemUnits(source: string, list: List, leadIn: string | null, blocked: B
     const [first, ...rest] = item.children;
     // A flagged item takes its nested list with it: that list is what the instruction introduces.
     if (first !== undefined && blocked(spanOf(first))) return [];
-    const own = first?.type === 'paragraph' ? plain(source.slice(spanOf(first).start, spanOf(first).end)) : '';
+    const run = first?.type === 'paragraph' ? runInHeadOf(source, first) : null;
+    const own = first?.type !== 'paragraph' ? '' : run === null ? plain(source.slice(spanOf(first).start, spanOf(first).end)) : `${run.head}: ${plain(source.slice(run.end, spanOf(first).end))}`;
     const span = first === undefined ? spanOf(item) : spanOf(first);
     const units: Unit[] = own === '' ? [] : [{ kind: 'item', text: leadIn === null ? own : `${leadIn} ${own}`, start: span.start, end: span.end }];
     // A nested list reads its parent item as lead-in when that item ends with a colon.
@@ -149,7 +179,7 @@ function blockUnits(source: string, nodes: readonly RootContent[], blocked: Bloc
       if (entry !== null) return boldFaqUnits(source, node, entry);
       // A label states nothing; before a list it is the items' lead-in.
       if (labelOf(node) !== null) return [];
-      const sentences = sentencesOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
+      const sentences = statementsOf(source, node).map((s): Unit => ({ kind: 'sentence', ...s }));
       // A lead-in ("You may cancel without a fee if:") is read with each item of its list, not alone.
       return nodes[i + 1]?.type === 'list' && leadInOf(source, node) !== null ? sentences.slice(0, -1) : sentences;
     }

@@ -10,18 +10,26 @@ export interface SentenceSpan {
   readonly end: number;
 }
 
+const LETTER = /\p{L}/u;
+
 /**
  * The sentences of `text` as spans [start, end) of it, without surrounding white space. A line
  * break is read as a space: ICU ends a sentence at every line break, which would cut each line of
- * a hard-wrapped Markdown paragraph into a "sentence" of its own.
+ * a hard-wrapped Markdown paragraph into a "sentence" of its own. A segment without a letter (an
+ * enumerator: ICU ends a sentence after "6." in "6. How do I cancel?") opens the sentence after it.
  */
 export function sentenceSpans(text: string): SentenceSpan[] {
   const out: SentenceSpan[] = [];
+  let opened: number | null = null;
   for (const { segment, index } of segmenter.segment(text.replace(/[\r\n\u2028\u2029\u0085\v\f]/gu, ' '))) {
     const end = index + segment.trimEnd().length;
-    const start = index + (segment.length - segment.trimStart().length);
-    if (end > start) out.push({ start, end });
+    const start: number = opened ?? index + (segment.length - segment.trimStart().length);
+    if (end <= start) continue;
+    opened = LETTER.test(segment) ? null : start;
+    if (opened === null) out.push({ start, end });
   }
+  // Text that ends without a letter after its last sentence ("… see section 4. 4.1") stays a sentence of its own.
+  if (opened !== null) out.push({ start: opened, end: text.trimEnd().length });
   return out;
 }
 
