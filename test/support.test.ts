@@ -126,7 +126,7 @@ describe('units drawn from the Markdown tree', () => {
         const letters = /\p{L}/u.test(text);
         // In order, inside the text, without overlap; every one holds a letter unless the text has none after its last letter.
         const ordered = spans.every((s, i) => s.start < s.end && s.end <= text.length && (i === 0 || (spans[i - 1]?.end ?? 0) <= s.start));
-        const lastLetter = Math.max(...[...text].map((c, i) => (/\p{L}/u.test(c) ? i : -1)));
+        const lastLetter = text.search(/\p{L}[^\p{L}]*$/u);
         const worded = spans.every((s) => /\p{L}/u.test(text.slice(s.start, s.end)) || s.start > lastLetter);
         return ordered && worded && (!letters || spans.length > 0);
       }),
