@@ -118,13 +118,19 @@ function leadInOf(source: string, previous: RootContent | undefined): string | n
   return last.endsWith(':') ? last : null;
 }
 
+/** A list item's own text, its first paragraph: a run-in head read with what follows it ("Overbooking: Overbook only…"). */
+function itemText(source: string, paragraph: Paragraph): string {
+  const run = runInHeadOf(source, paragraph);
+  const { start, end } = spanOf(paragraph);
+  return run === null ? plain(source.slice(start, end)) : `${run.head}: ${plain(source.slice(run.end, end))}`;
+}
+
 function itemUnits(source: string, list: List, leadIn: string | null, blocked: Blocked): Unit[] {
   return list.children.flatMap((item: ListItem) => {
     const [first, ...rest] = item.children;
     // A flagged item takes its nested list with it: that list is what the instruction introduces.
     if (first !== undefined && blocked(spanOf(first))) return [];
-    const run = first?.type === 'paragraph' ? runInHeadOf(source, first) : null;
-    const own = first?.type !== 'paragraph' ? '' : run === null ? plain(source.slice(spanOf(first).start, spanOf(first).end)) : `${run.head}: ${plain(source.slice(run.end, spanOf(first).end))}`;
+    const own = first?.type === 'paragraph' ? itemText(source, first) : '';
     const span = first === undefined ? spanOf(item) : spanOf(first);
     const units: Unit[] = own === '' ? [] : [{ kind: 'item', text: leadIn === null ? own : `${leadIn} ${own}`, start: span.start, end: span.end }];
     // A nested list reads its parent item as lead-in when that item ends with a colon.
