@@ -121,6 +121,8 @@ describe('citetrace eval, verify and replay (CLI)', () => {
 
   it('purges payloads by age, after which verify still passes on every link and the payload is gone', async () => {
     const listed = await runBin(['traces', 'list', '--limit', '1'], env());
+    // A list cut at its limit says so, on stderr, so stdout stays one row per trace.
+    expect(listed.stderr).toBe('citetrace: the newest 1 shown; --limit N for more\n');
     const id = listed.stdout.split('\t')[0] ?? '';
     const purged = await runBin(['purge', '--older-than', '0d'], env());
     expect(purged.code).toBe(0);

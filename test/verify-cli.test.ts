@@ -73,6 +73,7 @@ describe('citetrace verify (CLI)', () => {
   it.each([
     [[], 'give a trace id, --all or --index'],
     [['00000000-0000-4000-8000-000000000000', '--all'], 'give a trace id or --all (which --public-key and --against imply), not both'],
+    [['nope'], 'nope is not a trace id (a UUID)'],
   ])('refuses %j with exit 2 and one line', async (args, message) => {
     const result = await verify(pristine, ...args);
     expect(result.code).toBe(2);

@@ -241,6 +241,7 @@ export function buildProgram(io: Io): Command {
       try {
         const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
         for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.purged ? JSON.parse(row.body) : row.trace) : formatTraceRow(row)}\n`);
+        if (rows.length === opts.limit) io.err(`citetrace: the newest ${opts.limit} shown; --limit N for more\n`);
       } finally {
         await store.close();
       }

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
-import { CitetraceError } from '../domain/index.js';
+import { CitetraceError, TraceIdSchema } from '../domain/index.js';
 import type { IndexReport, VerifyReport } from '../eval/index.js';
 import type { IndexAt, PolicyIndex } from '../index-store/index.js';
 import type { Checkpoint } from '../trace/index.js';
@@ -85,6 +85,8 @@ export function registerVerifyCommands(program: Command, io: AuditIo): void {
       const chain = opts.all === true || opts.publicKey !== undefined || opts.against !== undefined;
       if (id !== undefined && chain) throw new CitetraceError('BAD_INPUT', 'give a trace id or --all (which --public-key and --against imply), not both');
       if (id === undefined && !chain && opts.index !== true) throw new CitetraceError('BAD_INPUT', 'give a trace id, --all or --index');
+      // A well-formed id the store lacks is a finding (the trace may have been removed); one that is not a trace id is a typo.
+      if (id !== undefined && !TraceIdSchema.safeParse(id).success) throw new CitetraceError('BAD_INPUT', `${id} is not a trace id (a UUID)`);
       const config = io.config();
       const [{ findingsOf, verifyIndex }, { changedIndexFiles, readManifest }, { indexLocationOf, openReadableIndex }] = await Promise.all([evaluation(), indexStore(), main()]);
       // Index files first, by their committed sha256 and without LanceDB: a changed data file can make LanceDB's
