@@ -229,6 +229,18 @@ describe('operator console in a real browser', () => {
     await page.close();
   });
 
+  it('shows a question the service refuses on the Ask form, with the reason, never as raw JSON', async () => {
+    const page = await operatorPage();
+    await page.goto(`${base}/console/ask`);
+    await page.getByLabel('Question').fill('Is the Harbor lab open?');
+    await page.getByLabel('As of').fill('notadate');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect.poll(async () => page.getByRole('alert').textContent()).toBe('as_of notadate is not a YYYY-MM-DD date');
+    expect(page.url()).toMatch(/\/console\/ask$/u);
+    expect(await page.getByRole('button', { name: 'Ask' }).isVisible()).toBe(true);
+    await page.close();
+  });
+
   it('refuses a non-operator key at sign-in', async () => {
     const patient = t!.keyFor('patient');
     const page = await browser!.newPage();

@@ -9,6 +9,7 @@ import { revisionPage, sourcesPage } from './console-sources.js';
 import { evidencePath, type RevisionsNow } from './console-trace.js';
 import type { ServiceContext } from './context.js';
 import { esc, page, table, td } from './html.js';
+import { problemOf } from './problem.js';
 
 const html = (reply: FastifyReply, body: string): FastifyReply => reply.type('text/html; charset=utf-8').send(body);
 
@@ -112,7 +113,14 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
   app.post('/console/ask', { preHandler: operator }, async (request, reply) => {
     const form = z.object({ question: z.string(), role: RoleSchema, as_of: z.string().optional() }).safeParse(request.body);
     if (!form.success) return html(reply.code(400), page('Ask', askForm('<p class="fail" role="alert">Give a question and a role.</p>')));
-    const trace = await ctx.ask({ question: form.data.question, role: form.data.role, asOf: form.data.as_of === '' ? undefined : form.data.as_of });
-    return reply.redirect(`/console/traces/${trace.trace_id}`, 303);
+    try {
+      const trace = await ctx.ask({ question: form.data.question, role: form.data.role, asOf: form.data.as_of === '' ? undefined : form.data.as_of });
+      return await reply.redirect(`/console/traces/${trace.trace_id}`, 303);
+    } catch (error) {
+      // A question the API refuses (blank, too long, a date that is not one) is shown on the form, as the API's detail says it.
+      const refused = problemOf(error);
+      if (refused.status >= 500) throw error;
+      return html(reply.code(refused.status), page('Ask', askForm(`<p class="fail" role="alert">${esc(refused.detail)}</p>`)));
+    }
   });
 }
