@@ -11,6 +11,7 @@ import { DEFAULT_BEYOND_K_THRESHOLD } from '../src/config/index.js';
 import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 import { CitetraceError } from '../src/domain/index.js';
 import type { Embedder } from '../src/embed/index.js';
+import { formatTrace } from '../src/cli/format.js';
 
 /** A hand-written fake generator: plays a scripted draft and records what it was offered. */
 function scriptedGenerator(script: (request: GenerateRequest) => Draft | Promise<Draft>): Generator & { calls: GenerateRequest[] } {
@@ -52,6 +53,16 @@ describe('the pipeline, outcome by outcome', () => {
     for (const s of trace.sentences) expect(s.labels.length).toBeGreaterThan(0);
     expect(trace.citations.map((c) => `${c.source_id}@${c.version ?? ''}`)).toContain('eastside-clinic-hours@2026-01-05');
     expect((await runtime.store.get(trace.trace_id))?.trace).toEqual(trace);
+  });
+
+  it('marks a cited revision past its review_by date as stale, with the date, and a current one as not', async () => {
+    const overdue = await runtime.assistant.ask({ question: 'What is the phone number for billing questions?', role: 'patient', asOf: '2026-12-02' });
+    expect(overdue.outcome).toBe('answer');
+    expect(overdue.citations.find((c) => c.source_id === 'billing-contact')).toMatchObject({ review_by: '2026-09-30', stale: true });
+    const before = await runtime.assistant.ask({ question: 'What is the phone number for billing questions?', role: 'patient', asOf: '2026-09-01' });
+    expect(before.citations.find((c) => c.source_id === 'billing-contact')).toMatchObject({ review_by: '2026-09-30', stale: false });
+    // The CLI's evidence path says so beside the source.
+    expect(formatTrace(overdue)).toMatch(/\[S\d+\] billing-contact, version .*, revision .* \(stale: review was due 2026-09-30\)/u);
   });
 
   it('abstains with NO_SUPPORT and the appointment channel when the corpus does not answer', async () => {

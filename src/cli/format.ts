@@ -9,7 +9,7 @@ export function formatTrace(trace: Trace): string {
   if (trace.citations.length > 0) {
     lines.push('Sources:');
     for (const c of trace.citations) {
-      lines.push(`  [${c.label}] ${c.source_id}, version ${c.version ?? '(none)'}, revision ${shortRev(c.revision)}`);
+      lines.push(`  [${c.label}] ${c.source_id}, version ${c.version ?? '(none)'}, revision ${shortRev(c.revision)}${c.stale === true ? ` (stale: review was due ${c.review_by ?? ''})` : ''}`);
       lines.push(`       "${oneLine(c.text)}"`);
     }
     lines.push('');

@@ -105,6 +105,10 @@ export const CitationSchema = z.object({
   version: z.string().nullable(),
   chunk_id: ChunkIdSchema,
   text: z.string(),
+  /** The cited revision's review_by date, when its front matter has one (absent before session 28). */
+  review_by: IsoDateSchema.optional(),
+  /** Whether that date was before as_of: the revision is stale (reported, still usable); present with review_by. */
+  stale: z.boolean().optional(),
 });
 export type Citation = z.infer<typeof CitationSchema>;
 

@@ -2,6 +2,7 @@ import {
   assertNever,
   CitetraceError,
   IsoDateSchema,
+  isStale,
   labelOf,
   TraceIdSchema,
   type AssistantConfig,
@@ -139,6 +140,12 @@ function supportRecord(support: SupportDecision, injection: InjectionDetector, b
       u.score === null && u.excluded === null ? [] : [{ label: u.label, kind: u.kind, start: u.start, end: u.end, text: u.text, score: u.score, ...(u.excluded === null ? {} : { excluded: u.excluded }) }],
     ),
   };
+}
+
+/** A citation with its revision's review_by date and whether the revision was stale on as_of (reported, still usable). */
+function reviewed(citation: Trace['citations'][number], labeled: readonly LabeledPassage[], asOf: IsoDate): Trace['citations'][number] {
+  const revision = labeled.find((p) => p.label === citation.label)?.revision;
+  return revision === undefined || revision.reviewBy === null ? citation : { ...citation, review_by: revision.reviewBy, stale: isStale(revision, asOf) };
 }
 
 /** Every candidate in rank order; `offered` is set once the judge has chosen what the generator gets. */
@@ -351,7 +358,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           reason: null,
           answer: generated.sentences.map((s) => s.text).join(' '),
           sentences: generated.sentences,
-          citations: generated.citations,
+          citations: generated.citations.map((c) => reviewed(c, labeled, asOf)),
           detail: each === null ? null : `a question about every ${each.entityType}, answered ${each.entityType} by ${each.entityType}: ${each.quoted.map((q) => `${q.candidate.label} ${q.value ?? 'system-wide'}`).join(', ')}`,
           rejected: generated.rejected,
           generation: generated.generation,
