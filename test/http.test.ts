@@ -65,6 +65,25 @@ describe('HTTP service (live server)', () => {
     for (const key of [patient, staff]) expect((await call(method, path, key)).status).toBe(403);
   });
 
+  it('console sign-in keeps a session token in the cookie, never the key; the API refuses it; signing out ends it', async () => {
+    const form = (path: string, body: Record<string, string>, cookie?: string) =>
+      fetch(`${base}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) }, body: new URLSearchParams(body) });
+    const signedIn = await form('/console/login', { key: operator });
+    expect(signedIn.status).toBe(303);
+    const set = signedIn.headers.get('set-cookie') ?? '';
+    expect(set).toMatch(/^citetrace_session=cts_[\w-]+;/u);
+    expect(set).toMatch(/Path=\/console;.*HttpOnly/u);
+    expect(set).not.toContain(operator);
+    const cookie = set.split(';')[0] ?? '';
+    const console = () => fetch(`${base}/console`, { redirect: 'manual', headers: { cookie } });
+    expect((await console()).status).toBe(200);
+    expect((await fetch(`${base}/v1/traces`, { headers: { cookie } })).status).toBe(401);
+    expect((await form('/console/logout', {}, cookie)).status).toBe(303);
+    const after = await console();
+    expect(after.status).toBe(302);
+    expect(after.headers.get('location')).toBe('/console/login');
+  });
+
   it('lists, filters and pages traces for operators', async () => {
     for (let i = 0; i < 3; i += 1) await call('POST', '/v1/ask', patient, { question: 'How much is the no-show fee?' });
     const page1 = (await (await call('GET', '/v1/traces?limit=2&source=cancellation-no-show', operator)).json()) as { traces: { cited_sources: string[] }[]; next_before: number | null };

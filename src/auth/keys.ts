@@ -16,7 +16,21 @@ export interface KeyStore {
   /** Returns the secret once; only its sha256 is stored. */
   create(request: { readonly role: KeyRole; readonly label: string }): { readonly key: string; readonly record: ApiKey };
   lookup(secret: string): ApiKey | null;
+  /**
+   * Opens a console session for a key until `expires`: returns its token once, and only the token's
+   * sha256 is stored, so the browser never holds the key itself and signing out ends the session.
+   */
+  openSession(keyId: string, expires: Date): string;
+  /** The key behind a session that is open at `now`, or null (unknown, expired or closed). */
+  session(token: string, now: Date): ApiKey | null;
+  closeSession(token: string): void;
   close(): void;
+}
+
+interface KeyRow {
+  readonly id: string;
+  readonly role: string;
+  readonly label: string;
 }
 
 const hash = (secret: string): string => createHash('sha256').update(secret).digest('hex');
@@ -30,12 +44,21 @@ export function createSqliteKeyStore(options: { readonly file: string }): KeySto
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 10000');
     db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
-      id TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL, label TEXT NOT NULL, created_at TEXT NOT NULL)`);
+      id TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL, label TEXT NOT NULL, created_at TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS console_sessions (
+      token_hash TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES api_keys(id), expires_at TEXT NOT NULL)`);
   } catch (error) {
     throw wrapError('STORE_FAILURE', `cannot open key store ${options.file}`, error);
   }
   const insert = db.prepare('INSERT INTO api_keys (id, key_hash, role, label, created_at) VALUES (?, ?, ?, ?, ?)');
-  const find = db.prepare<[string], { id: string; role: string; label: string }>('SELECT id, role, label FROM api_keys WHERE key_hash = ?');
+  const find = db.prepare<[string], KeyRow>('SELECT id, role, label FROM api_keys WHERE key_hash = ?');
+  const expire = db.prepare<[string]>('DELETE FROM console_sessions WHERE expires_at <= ?');
+  const open = db.prepare<[string, string, string]>('INSERT INTO console_sessions (token_hash, key_id, expires_at) VALUES (?, ?, ?)');
+  const live = db.prepare<[string, string], KeyRow>(
+    'SELECT k.id, k.role, k.label FROM console_sessions s JOIN api_keys k ON k.id = s.key_id WHERE s.token_hash = ? AND s.expires_at > ?',
+  );
+  const end = db.prepare<[string]>('DELETE FROM console_sessions WHERE token_hash = ?');
+  const keyOf = (row: KeyRow | undefined): ApiKey | null => (row === undefined ? null : { id: row.id, role: KeyRoleSchema.parse(row.role), label: row.label });
   return {
     create({ role, label }) {
       const id = randomBytes(6).toString('hex');
@@ -44,8 +67,19 @@ export function createSqliteKeyStore(options: { readonly file: string }): KeySto
       return { key, record: { id, role, label } };
     },
     lookup(secret) {
-      const row = find.get(hash(secret));
-      return row === undefined ? null : { id: row.id, role: KeyRoleSchema.parse(row.role), label: row.label };
+      return keyOf(find.get(hash(secret)));
+    },
+    openSession(keyId, expires) {
+      const token = `cts_${randomBytes(32).toString('base64url')}`;
+      expire.run(new Date().toISOString());
+      open.run(hash(token), keyId, expires.toISOString());
+      return token;
+    },
+    session(token, now) {
+      return keyOf(live.get(hash(token), now.toISOString()));
+    },
+    closeSession(token) {
+      end.run(hash(token));
     },
     close() {
       db.close();

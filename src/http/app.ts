@@ -8,7 +8,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { KeyStore } from '../auth/index.js';
 import { createAdmission, type AdmissionLimits } from './admission.js';
 import { ASK_ROUTE, registerApi, sendOverloaded } from './api.js';
-import { presentedKey } from './auth.js';
+import { presentedSecret } from './auth.js';
 import { registerConsole } from './console.js';
 import type { ServiceContext } from './context.js';
 import { problem, problemOf, sendProblem } from './problem.js';
@@ -49,7 +49,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     timeWindow: 60_000,
     allowList: (request) => request.url === '/healthz',
     keyGenerator: (request) => {
-      const key = presentedKey(request);
+      const key = presentedSecret(request);
       return key === null ? `ip:${request.ip}` : `key:${createHash('sha256').update(key).digest('hex')}`;
     },
     errorResponseBuilder: (_request, ctx) => ({ ...problem(429, `rate limit of ${ctx.max} requests per minute reached; retry in ${Math.ceil(ctx.ttl / 1000)} s`), statusCode: 429 }),

@@ -4,7 +4,7 @@ import type { KeyStore } from '../auth/index.js';
 import { OutcomeSchema, ReasonSchema, RevisionIdSchema, RoleSchema, type Trace } from '../domain/index.js';
 import { findingsOf, verifyTraces } from '../eval/index.js';
 import { listedQuery } from '../trace/index.js';
-import { CONSOLE_COOKIE, requireRole } from './auth.js';
+import { CONSOLE_COOKIE, CONSOLE_SESSION_MS, requireRole } from './auth.js';
 import { revisionPage, sourcesPage } from './console-sources.js';
 import { evidencePath, type RevisionsNow } from './console-trace.js';
 import type { ServiceContext } from './context.js';
@@ -26,13 +26,21 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
   app.get('/', (_req, reply) => reply.redirect('/console'));
 
   app.get('/console/login', (_req, reply) =>
-    html(reply, page('Sign in', `<h1>Sign in</h1><form method="post" action="/console/login"><label>Operator API key <input type="text" name="key" autocomplete="off" required></label><button type="submit">Sign in</button></form>`)),
+    html(reply, page('Sign in', `<h1>Sign in</h1><form method="post" action="/console/login"><label>Operator API key <input type="text" name="key" autocomplete="off" required></label><button type="submit">Sign in</button></form>`, false)),
   );
   app.post('/console/login', (request, reply) => {
     const key = z.object({ key: z.string() }).safeParse(request.body);
     const found = key.success ? keys.lookup(key.data.key.trim()) : null;
-    if (found?.role !== 'operator') return html(reply.code(401), page('Sign in', '<h1>Sign in</h1><p class="fail" role="alert">That is not an operator key.</p><p><a href="/console/login">Try again</a></p>'));
-    return reply.setCookie(CONSOLE_COOKIE, key.success ? key.data.key.trim() : '', { path: '/', httpOnly: true, sameSite: 'strict' }).redirect('/console');
+    if (found?.role !== 'operator') return html(reply.code(401), page('Sign in', '<h1>Sign in</h1><p class="fail" role="alert">That is not an operator key.</p><p><a href="/console/login">Try again</a></p>', false));
+    // The browser keeps a session token, not the key: it expires, and signing out ends it.
+    const expires = new Date(Date.now() + CONSOLE_SESSION_MS);
+    const token = keys.openSession(found.id, expires);
+    return reply.setCookie(CONSOLE_COOKIE, token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https', expires }).redirect('/console', 303);
+  });
+  app.post('/console/logout', (request, reply) => {
+    const token = request.cookies[CONSOLE_COOKIE];
+    if (token !== undefined) keys.closeSession(token);
+    return reply.clearCookie(CONSOLE_COOKIE, { path: '/console' }).redirect('/console/login', 303);
   });
 
   app.get('/console', { preHandler: operator }, async (request, reply) => {

@@ -2,7 +2,8 @@
 export const esc = (text: string): string =>
   text.replace(/[&<>"']/gu, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-export function page(title: string, body: string): string {
+/** A console page; `signedIn` false (the sign-in pages) leaves out the sign-out button. */
+export function page(title: string, body: string, signedIn = true): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · citetrace</title>
@@ -17,12 +18,12 @@ th{background:#eef2f5}.step{background:#fff;border:1px solid #d4d8dd;border-left
 pre.revision{white-space:pre-wrap;background:#fff;border:1px solid #d4d8dd;padding:1rem}
 label{display:block;margin:.4rem 0}input[type=text],select,textarea{font:inherit;padding:.3rem;min-width:20rem}
 button{font:inherit;padding:.35rem .9rem;background:#2f6f9f;color:#fff;border:0;border-radius:3px;cursor:pointer}
-.ok{color:#0b6b2b;font-weight:600}.fail{color:#a4262c;font-weight:600}
+.signout{margin-left:auto}.ok{color:#0b6b2b;font-weight:600}.fail{color:#a4262c;font-weight:600}
 .badge{display:inline-block;padding:0 .45rem;border-radius:3px;font-size:.85em;font-weight:600;border:1px solid}
 .badge.in-force{background:#e3f4e6;color:#0b6b2b}.badge.future{background:#e6effa;color:#123c5a}.badge.draft{background:#f2f2f2;color:#444;border-style:dashed}
 .badge.superseded{background:#fff4e0;color:#7a4a00}.badge.retired,.badge.withdrawn{background:#f6e3e4;color:#a4262c}
 </style></head><body>
-<header><strong>citetrace</strong><nav aria-label="console"><a href="/console">Traces</a> · <a href="/console/sources">Sources</a> · <a href="/console/ask">Ask</a></nav></header>
+<header><strong>citetrace</strong><nav aria-label="console"><a href="/console">Traces</a> · <a href="/console/sources">Sources</a> · <a href="/console/ask">Ask</a></nav>${signedIn ? '<form method="post" action="/console/logout" class="signout"><button type="submit">Sign out</button></form>' : ''}</header>
 <main>${body}</main></body></html>`;
 }
 
