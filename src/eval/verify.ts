@@ -1,6 +1,6 @@
 import { selectInForce, TraceSchema, type IsoDate, type RevisionId, type RevisionMeta, type Role, type SourceId, type Trace } from '../domain/index.js';
 import { readCommit, snapshotIdOf, type IndexAt, type PolicyIndex } from '../index-store/index.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
+import { bodyDigest, bodyReading, chainHash, columnsOf, GENESIS_HASH, INDEXED_COLUMNS, isCanonicalOf, tombstoneOf, type StoredTrace, type TraceStore } from '../trace/index.js';
 import { createPurgeLedger } from './verify-purges.js';
 
 export interface TraceVerdict {
@@ -129,15 +129,6 @@ async function inForceProblems(trace: Trace, ctx: VerifyContext): Promise<string
     .map((c) => `in force: cited revision ${c.revision} of ${c.source_id} was not in force for ${trace.role} on ${trace.as_of}`);
 }
 
-/** A stored body as JSON, or undefined when it is not JSON at all (a finding, never a crash). */
-function parseJson(body: string): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -206,8 +197,7 @@ export async function verifyTraces(options: {
   const ledger = createPurgeLedger((await attempt('purges', () => options.store.purges())) ?? []);
 
   const check = async (row: StoredTrace, previousHash: string | null, extra: readonly string[] = []): Promise<void> => {
-    const json = parseJson(row.body);
-    const parsed = TraceSchema.safeParse(json);
+    const { json, contract } = bodyReading(row);
     const problems = [...extra, ...(row.seq < 1 ? [`chain: trace #${row.seq} has a sequence number below 1 (inserted outside the chain; the chain starts at #1)`] : []), ...chainProblems(row, previousHash)];
     const traceId = row.columns.trace_id ?? '';
     if (problems.length > 0 && firstBrokenLink === null) firstBrokenLink = { seq: row.seq, traceId };
@@ -219,13 +209,14 @@ export async function verifyTraces(options: {
     } else {
       ledger.live(row);
       if (json === undefined) problems.push('record: body is not valid JSON');
-      else if (!parsed.success) problems.push(`record: not a contract trace (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      else if (!contract) problems.push(`record: not a contract trace (${TraceSchema.safeParse(json).error?.issues[0]?.message ?? 'invalid'})`);
       else {
-        if (canonicalJson(parsed.data) !== row.body) problems.push('record: stored body is not in canonical form');
+        if (!isCanonicalOf(row.body, json, row.trace)) problems.push('record: stored body is not in canonical form');
+        const columns = columnsOf(row.trace);
         for (const column of INDEXED_COLUMNS) {
-          if (columnsOf(parsed.data)[column] !== row.columns[column]) problems.push(`record: column ${column} differs from the hashed record`);
+          if (columns[column] !== row.columns[column]) problems.push(`record: column ${column} differs from the hashed record`);
         }
-        problems.push(...(await contentProblems(parsed.data, ctx)));
+        problems.push(...(await contentProblems(row.trace, ctx)));
       }
     }
     checked += 1;

@@ -65,20 +65,44 @@ export type TraceRow = Readonly<Record<IndexedColumn, string | null>> & {
   readonly hash: string;
 };
 
+/** A stored body as JSON.parse reads it (undefined: not JSON at all), and whether it is a contract trace. */
+export interface BodyReading {
+  readonly json: unknown;
+  /** Whether the body is a contract trace: the record's `trace` is then the schema's reading of `json`. */
+  readonly contract: boolean;
+}
+
+/** What `storedFromRow` read of each row's body, so verification reads a body once. */
+const readings = new WeakMap<StoredTrace, BodyReading>();
+
+/** A stored body as JSON, or undefined when it is not JSON at all (a finding, never a crash). */
+function parseBody(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A record's body as read: from the store's own reading of the row when there is one, else read now. */
+export function bodyReading(stored: StoredTrace): BodyReading {
+  const known = readings.get(stored);
+  if (known !== undefined) return known;
+  const json = parseBody(stored.body);
+  const reading = { json, contract: TraceSchema.safeParse(json).success };
+  readings.set(stored, reading);
+  return reading;
+}
+
 /** A row whose body no longer parses is still returned (as far as it parses), so verification can name it. */
 export function storedFromRow(row: TraceRow): StoredTrace {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(row.body);
-  } catch {
-    parsed = {};
-  }
-  const result = TraceSchema.safeParse(parsed);
+  const json = parseBody(row.body);
+  const result = TraceSchema.safeParse(json);
   // isTombstone without parsing the body a second time.
-  const purged = parsed !== null && typeof parsed === 'object' && (parsed as { purged?: unknown }).purged === true;
-  return {
+  const purged = json !== null && typeof json === 'object' && (json as { purged?: unknown }).purged === true;
+  const stored: StoredTrace = {
     seq: Number(row.seq),
-    trace: result.success ? result.data : (parsed as Trace),
+    trace: result.success ? result.data : ((json ?? {}) as Trace),
     body: row.body,
     bodySha256: row.body_sha256,
     prevHash: row.prev_hash,
@@ -86,6 +110,8 @@ export function storedFromRow(row: TraceRow): StoredTrace {
     columns: Object.fromEntries(INDEXED_COLUMNS.map((c) => [c, row[c]])) as Record<IndexedColumn, string | null>,
     purged,
   };
+  readings.set(stored, { json, contract: result.success });
+  return stored;
 }
 
 export interface TraceFilter {
