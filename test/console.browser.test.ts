@@ -241,6 +241,25 @@ describe('operator console in a real browser', () => {
     await page.close();
   });
 
+  it('keeps a session token in its cookie, not the key, and signing out ends the session', async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/console/login`);
+    await page.getByLabel('Operator API key').fill(operator);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.url()).toMatch(/\/console$/u);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'citetrace_session', path: '/console', httpOnly: true, sameSite: 'Strict' });
+    expect(cookie?.value).not.toContain(operator);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.url()).toMatch(/\/console\/login$/u);
+    // The old token opens nothing, even if a browser kept it.
+    await context.addCookies([{ ...cookie!, expires: -1 }]);
+    await page.goto(`${base}/console`);
+    await expect.poll(() => page.url()).toMatch(/\/console\/login$/u);
+    await context.close();
+  });
+
   it('refuses a non-operator key at sign-in', async () => {
     const patient = t!.keyFor('patient');
     const page = await browser!.newPage();
