@@ -114,14 +114,16 @@ export { createEmbedder, loadShippedJudge } from './models.js';
 
 /**
  * SQLite by default; PostgreSQL when CITETRACE_TRACES is a postgres:// URL (migrations applied on
- * open). `readonly` (verification) opens an existing store without migrating or writing.
+ * open). `readonly` (verification) opens an existing store without migrating or writing; `existing`
+ * (the commands that read traces) opens only a SQLite store that exists, so a mistyped path is bad
+ * input rather than a new, empty store that lists and verifies as nothing.
  */
-export async function createTraceStore(config: Config, options: { readonly readonly?: boolean } = {}): Promise<TraceStore> {
+export async function createTraceStore(config: Config, options: { readonly readonly?: boolean; readonly existing?: boolean } = {}): Promise<TraceStore> {
   const readonly = options.readonly === true;
   const privateKey = readonly ? null : await loadSigningKey(config);
   const store = isPostgresUrl(config.traces)
     ? await createPostgresTraceStore({ url: config.traces, migrate: !readonly })
-    : createSqliteTraceStore({ file: config.traces, readonly });
+    : createSqliteTraceStore({ file: config.traces, readonly, existing: options.existing === true });
   return privateKey === null ? store : withCheckpoints(store, checkpointingOf(config, privateKey));
 }
 

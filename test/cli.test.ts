@@ -64,6 +64,33 @@ describe('citetrace CLI end to end', () => {
     expect(schema.required).toEqual(expect.arrayContaining(['trace_id', 'retrieved', 'citations', 'config']));
   });
 
+  describe('a trace store that does not exist (a mistyped CITETRACE_TRACES)', () => {
+    const reads: [string, string[]][] = [
+      ['traces list', ['traces', 'list']],
+      ['traces show', ['traces', 'show', '00000000-0000-4000-8000-000000000000']],
+      ['chain head', ['chain', 'head']],
+      ['verify --all', ['verify', '--all']],
+      ['purge', ['purge', '--older-than', '30d']],
+    ];
+    it.each(reads)('%s is refused with exit 2 and one line, and no empty store is created that would list or verify as nothing', async (_name, args) => {
+      const typo = path.join(await tempDir(), 'traecs.sqlite');
+      const result = await runBin(args, { ...env(), CITETRACE_TRACES: typo });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([`citetrace: no trace store at ${typo}`]);
+      expect(existsSync(typo)).toBe(false);
+    });
+  });
+
+  it('stops quietly when the reader closes the pipe (`citetrace schema | true`), without a stack trace', async () => {
+    const { execFile } = await import('node:child_process');
+    const bin = path.join(import.meta.dirname, '..', 'bin', 'citetrace.js');
+    const result = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+      execFile('bash', ['-c', `"${process.execPath}" "${bin}" schema | true; echo "exit \${PIPESTATUS[0]}"`], { env: { ...process.env, ...env() } }, (_error, stdout, stderr) => { resolve({ stdout, stderr }); });
+    });
+    expect(result.stdout.trim()).toBe('exit 0');
+    expect(result.stderr).toBe('');
+  });
+
   describe('a data folder that does not exist', () => {
     const reads: [string, string[]][] = [
       ['ask', ['ask', 'What are the Harbor lab hours?']],

@@ -235,7 +235,7 @@ describe('operator console in a real browser', () => {
     await page.getByLabel('Question').fill('Is the Harbor lab open?');
     await page.getByLabel('As of').fill('notadate');
     await page.getByRole('button', { name: 'Ask' }).click();
-    await expect.poll(async () => page.getByRole('alert').textContent()).toBe('as_of notadate is not a YYYY-MM-DD date');
+    await expect.poll(async () => page.getByRole('alert').textContent()).toBe('as_of notadate is not a date (YYYY-MM-DD, a day that exists)');
     expect(page.url()).toMatch(/\/console\/ask$/u);
     expect(await page.getByRole('button', { name: 'Ask' }).isVisible()).toBe(true);
     await page.close();

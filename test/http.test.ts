@@ -133,6 +133,16 @@ describe('HTTP service (live server)', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('publishes the question length limit it enforces, and says it in words when a question is over it', async () => {
+    const spec = (await (await call('GET', '/openapi.json', null)).json()) as { paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: { properties: { question: { maxLength: number } } } }> } } }> };
+    const limit = spec.paths['/v1/ask']?.post?.requestBody.content['application/json']?.schema.properties.question.maxLength;
+    expect(limit).toBe(10_000);
+    expect((await call('POST', '/v1/ask', patient, { question: 'x'.repeat(limit ?? 0) })).status).toBe(200);
+    const over = await call('POST', '/v1/ask', patient, { question: 'x'.repeat((limit ?? 0) + 1) });
+    expect(over.status).toBe(400);
+    expect(((await over.json()) as { detail: string }).detail).toMatch(/the question is 10001 characters; the limit is 10000/u);
+  });
+
   it('answers 32 concurrent clients and stores every trace', async () => {
     const before = (await service.context.runtime().store.counts()).reduce((s, c) => s + c.count, 0);
     const results = await Promise.all(

@@ -11,7 +11,7 @@ export function enumArg<T extends string>(schema: { safeParse: (v: unknown) => {
 }
 
 export const parseDate = (value: string): string => {
-  if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a YYYY-MM-DD date');
+  if (!IsoDateSchema.safeParse(value).success) throw new InvalidArgumentError('expected a date that exists, as YYYY-MM-DD');
   return value;
 };
 

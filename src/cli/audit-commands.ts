@@ -134,7 +134,7 @@ export function registerAuditCommands(program: Command, io: AuditIo): void {
       const before = new Date(now.getTime() - opts.olderThan).toISOString();
       const config = io.traceConfig();
       const { createTraceStore } = await main();
-      const store = await createTraceStore(config);
+      const store = await createTraceStore(config, { existing: true });
       try {
         const { purged } = await store.purge({ before, now });
         io.out(`purged ${purged} trace(s) created before ${before}; the purge is recorded and the chain still verifies\n`);

@@ -237,7 +237,7 @@ export function buildProgram(io: Io): Command {
     .action(async (opts: { outcome?: 'answer'; reason?: 'NO_SUPPORT'; limit: number; json?: boolean }) => {
       const cfg = traceConfig();
       const [{ createTraceStore }, { formatTraceRow }] = await Promise.all([main(), format()]);
-      const store = await createTraceStore(cfg);
+      const store = await createTraceStore(cfg, { existing: true });
       try {
         const rows = await store.list({ limit: opts.limit, ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
         for (const row of rows) io.out(`${opts.json === true ? JSON.stringify(row.purged ? JSON.parse(row.body) : row.trace) : formatTraceRow(row)}\n`);
@@ -254,7 +254,7 @@ export function buildProgram(io: Io): Command {
     .action(async (id: string, opts: { json?: boolean }) => {
       const cfg = traceConfig();
       const [{ createTraceStore }, { formatTraceDetail }, { payloadOf }] = await Promise.all([main(), format(), import('../trace/index.js')]);
-      const store = await createTraceStore(cfg);
+      const store = await createTraceStore(cfg, { existing: true });
       try {
         const stored = await store.get(id);
         if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
@@ -300,7 +300,7 @@ export function buildProgram(io: Io): Command {
     .action(async () => {
       const cfg = traceConfig();
       const { createTraceStore } = await main();
-      const store = await createTraceStore(cfg);
+      const store = await createTraceStore(cfg, { existing: true });
       try {
         const head = await store.head();
         io.out(head === null ? 'empty chain\n' : `${head.seq} ${head.hash}\n`);

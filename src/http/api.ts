@@ -29,7 +29,8 @@ export function sendOverloaded(reply: FastifyReply, admission: Admission, retryA
 }
 
 export const AskBodySchema = z.object({
-  question: z.string().max(MAX_QUESTION_CHARS * 2),
+  // The published limit is the one enforced, with the same words as the CLI's.
+  question: z.string().max(MAX_QUESTION_CHARS, { error: (issue) => `the question is ${typeof issue.input === 'string' ? issue.input.length : 'too many'} characters; the limit is ${MAX_QUESTION_CHARS}` }),
   as_of: IsoDateSchema.optional(),
 });
 

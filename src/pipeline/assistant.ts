@@ -204,7 +204,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return { question, stored, storedNormalized, analysis };
       });
       const asOf = request.asOf ?? deps.clock().toISOString().slice(0, 10);
-      if (!IsoDateSchema.safeParse(asOf).success) throw new CitetraceError('BAD_INPUT', `as_of ${asOf} is not a YYYY-MM-DD date`);
+      if (!IsoDateSchema.safeParse(asOf).success) throw new CitetraceError('BAD_INPUT', `as_of ${asOf} is not a date (YYYY-MM-DD, a day that exists)`);
 
       let labeled: LabeledPassage[] = [];
       let retrieved: Trace['retrieved'] = [];

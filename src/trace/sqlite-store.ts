@@ -141,15 +141,15 @@ function quiescentCopy(file: string): { readonly file: string; readonly dir: str
  * SQLite trace store (better-sqlite3). WAL with synchronous=FULL: a committed trace survives a
  * process crash and a power loss. Appends run in BEGIN IMMEDIATE transactions, so concurrent
  * writers (threads or processes) extend one linear hash chain. `readonly` opens an existing file
- * without migrating or writing anything (verification).
+ * without migrating or writing anything (verification); `existing` refuses to create one.
  */
-export function createSqliteTraceStore(options: { readonly file: string; readonly readonly?: boolean }): TraceStore {
+export function createSqliteTraceStore(options: { readonly file: string; readonly readonly?: boolean; readonly existing?: boolean }): TraceStore {
   const readonly = options.readonly === true;
   let db: Database.Database;
   let snapshot: { readonly file: string; readonly dir: string } | null = null;
+  if ((readonly || options.existing === true) && !existsSync(options.file)) throw new CitetraceError('BAD_INPUT', `no trace store at ${options.file}`);
   try {
     if (readonly) {
-      if (!existsSync(options.file)) throw new CitetraceError('BAD_INPUT', `no trace store at ${options.file}`);
       snapshot = quiescentCopy(options.file);
       db = new Database(snapshot?.file ?? options.file, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 10000');
