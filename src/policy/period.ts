@@ -64,6 +64,7 @@ const DURATION = /^(?:in|within)\s+(?:a|an|one|a few|a couple of|\d+)\s|\b(?:bef
 const UNIT = String.raw`(?:the\s+|an?\s+)?(?:second|minute|hour|day|week|month|year)s?`;
 const UNITS_ONLY = new RegExp(String.raw`^${UNIT}(?:\s+(?:and|or|&)\s+${UNIT})*$`, 'iu');
 
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/u;
 const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
 /** Meteorological seasons (northern hemisphere): first month, and months spanned. */
@@ -200,7 +201,8 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
     else if (start.isCertain('year')) out.push({ text: result.text, from: iso(y, 1, 1), to: iso(y, 12, 31) });
     // A time of day alone ("at 8 am") names no other day.
   }
-  return [...out, ...holidayPeriods(question, asOf, out)];
+  // A period beyond the year 9999 ("7920Y" read as 7,920 years ahead) has no ISO day and is no visit a patient asks about.
+  return [...out, ...holidayPeriods(question, asOf, out)].filter((p) => ISO_DAY.test(p.from) && ISO_DAY.test(p.to));
 }
 
 /** Calendar dates in a text (chrono's strict parser): "today" or "4 hours before" is not one; a weekday alone ("Saturday") is recurring, not a date. */
