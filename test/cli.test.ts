@@ -58,6 +58,21 @@ describe('citetrace CLI end to end', () => {
     expect(result.stderr).toMatch(/run `citetrace ingest DIR` first/u);
   });
 
+  it('keys create, list and revoke: the list never shows a secret; a revoked id is gone, and revoking it again is exit 2', async () => {
+    const created = await runBin(['keys', 'create', '--role', 'staff', '--label', 'front desk'], env());
+    expect(created.code).toBe(0);
+    const secret = created.stdout.trim();
+    const id = /^ct_staff_([0-9a-f]+)_/u.exec(secret)?.[1] ?? '';
+    const listed = await runBin(['keys', 'list'], env());
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\tstaff\tfront desk\t\\d{4}-\\d{2}-\\d{2}T`, 'mu'));
+    expect(listed.stdout).not.toContain(secret);
+    expect((await runBin(['keys', 'revoke', id], env())).stdout).toBe(`revoked ${id}\n`);
+    expect((await runBin(['keys', 'list'], env())).stdout).not.toContain(id);
+    const again = await runBin(['keys', 'revoke', id], env());
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim()).toBe(`citetrace: no key ${id}`);
+  });
+
   it('prints the trace contract as JSON Schema', async () => {
     const result = await runBin(['schema'], env());
     const schema = JSON.parse(result.stdout) as { required: string[] };

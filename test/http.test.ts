@@ -84,6 +84,19 @@ describe('HTTP service (live server)', () => {
     expect(after.headers.get('location')).toBe('/console/login');
   });
 
+  it('a revoked key opens nothing: not the API, not a console session it had opened', async () => {
+    const { key, record } = t.keys.create({ role: 'operator', label: 'to revoke' });
+    expect((await call('GET', '/v1/sources', key)).status).toBe(200);
+    const token = t.keys.openSession(record.id, new Date(Date.now() + 60_000));
+    expect(t.keys.session(token, new Date())?.id).toBe(record.id);
+    expect(t.keys.list().map((k) => k.id)).toContain(record.id);
+    expect(t.keys.revoke(record.id)).toBe(true);
+    expect(t.keys.revoke(record.id)).toBe(false);
+    expect((await call('GET', '/v1/sources', key)).status).toBe(401);
+    expect(t.keys.session(token, new Date())).toBeNull();
+    expect(t.keys.list().map((k) => k.id)).not.toContain(record.id);
+  });
+
   it('lists, filters and pages traces for operators', async () => {
     for (let i = 0; i < 3; i += 1) await call('POST', '/v1/ask', patient, { question: 'How much is the no-show fee?' });
     const page1 = (await (await call('GET', '/v1/traces?limit=2&source=cancellation-no-show', operator)).json()) as { traces: { cited_sources: string[] }[]; next_before: number | null };

@@ -24,6 +24,10 @@ export interface KeyStore {
   /** The key behind a session that is open at `now`, or null (unknown, expired or closed). */
   session(token: string, now: Date): ApiKey | null;
   closeSession(token: string): void;
+  /** Every key, oldest first, with when it was made (never its secret, which is not stored). */
+  list(): readonly (ApiKey & { readonly createdAt: string })[];
+  /** Removes a key and ends its console sessions: it opens nothing from then on. False when there is no such key. */
+  revoke(id: string): boolean;
   close(): void;
 }
 
@@ -58,6 +62,11 @@ export function createSqliteKeyStore(options: { readonly file: string }): KeySto
     'SELECT k.id, k.role, k.label FROM console_sessions s JOIN api_keys k ON k.id = s.key_id WHERE s.token_hash = ? AND s.expires_at > ?',
   );
   const end = db.prepare<[string]>('DELETE FROM console_sessions WHERE token_hash = ?');
+  const all = db.prepare<[], KeyRow & { created_at: string }>('SELECT id, role, label, created_at FROM api_keys ORDER BY created_at, id');
+  const remove = db.transaction((id: string): boolean => {
+    db.prepare('DELETE FROM console_sessions WHERE key_id = ?').run(id);
+    return db.prepare('DELETE FROM api_keys WHERE id = ?').run(id).changes > 0;
+  });
   const keyOf = (row: KeyRow | undefined): ApiKey | null => (row === undefined ? null : { id: row.id, role: KeyRoleSchema.parse(row.role), label: row.label });
   return {
     create({ role, label }) {
@@ -80,6 +89,12 @@ export function createSqliteKeyStore(options: { readonly file: string }): KeySto
     },
     closeSession(token) {
       end.run(hash(token));
+    },
+    list() {
+      return all.all().map((row) => ({ ...(keyOf(row) as ApiKey), createdAt: row.created_at }));
+    },
+    revoke(id) {
+      return remove(id);
     },
     close() {
       db.close();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { isPostgresUrl, loadConfig, type Config } from '../config/index.js';
+import type { KeyStore } from '../auth/index.js';
 import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema, type KeyRole } from '../domain/index.js';
 import { enumArg, intArg, parseDate } from './args.js';
 import type { Embedder } from '../embed/index.js';
@@ -361,21 +362,46 @@ export function buildProgram(io: Io): Command {
     });
 
   const keysCommand = program.command('keys').description('API keys (stored hashed)');
+  /** Runs a keys command against the data folder's key store, closed afterwards. */
+  const withKeys = async (use: (keys: KeyStore) => void): Promise<void> => {
+    const cfg = dataConfig('reads');
+    const { createSqliteKeyStore } = await auth();
+    const keys = createSqliteKeyStore({ file: cfg.keys });
+    try {
+      use(keys);
+    } finally {
+      keys.close();
+    }
+  };
   keysCommand
     .command('create')
     .description('create an API key and print it once')
     .addOption(new Option('--role <role>', 'patient | staff | operator').argParser(enumArg(KeyRoleSchema, 'key role (patient | staff | operator)')).makeOptionMandatory())
     .option('--label <label>', 'who or what holds the key', '')
-    .action(async (opts: { role: KeyRole; label: string }) => {
-      const cfg = dataConfig('reads');
-      const { createSqliteKeyStore } = await auth();
-      const keys = createSqliteKeyStore({ file: cfg.keys });
-      try {
+    .action((opts: { role: KeyRole; label: string }) =>
+      withKeys((keys) => {
         io.out(`${keys.create({ role: opts.role, label: opts.label }).key}\n`);
-      } finally {
-        keys.close();
-      }
-    });
+      }),
+    );
+
+  keysCommand
+    .command('list')
+    .description('every key: id, role, label, created (the secrets are not stored)')
+    .action(() =>
+      withKeys((keys) => {
+        for (const key of keys.list()) io.out(`${key.id}\t${key.role}\t${key.label}\t${key.createdAt}\n`);
+      }),
+    );
+  keysCommand
+    .command('revoke')
+    .description('remove a key and end its console sessions; it opens nothing from then on')
+    .argument('<id>', 'key id, as `keys list` prints it')
+    .action((id: string) =>
+      withKeys((keys) => {
+        if (!keys.revoke(id)) throw new CitetraceError('NOT_FOUND', `no key ${id}`);
+        io.out(`revoked ${id}\n`);
+      }),
+    );
 
   program
     .command('demo')
