@@ -63,9 +63,11 @@ export function createSqliteKeyStore(options: { readonly file: string }): KeySto
   );
   const end = db.prepare<[string]>('DELETE FROM console_sessions WHERE token_hash = ?');
   const all = db.prepare<[], KeyRow & { created_at: string }>('SELECT id, role, label, created_at FROM api_keys ORDER BY created_at, id');
+  const endAll = db.prepare<[string]>('DELETE FROM console_sessions WHERE key_id = ?');
+  const drop = db.prepare<[string]>('DELETE FROM api_keys WHERE id = ?');
   const remove = db.transaction((id: string): boolean => {
-    db.prepare('DELETE FROM console_sessions WHERE key_id = ?').run(id);
-    return db.prepare('DELETE FROM api_keys WHERE id = ?').run(id).changes > 0;
+    endAll.run(id);
+    return drop.run(id).changes > 0;
   });
   const keyOf = (row: KeyRow | undefined): ApiKey | null => (row === undefined ? null : { id: row.id, role: KeyRoleSchema.parse(row.role), label: row.label });
   return {

@@ -26,10 +26,10 @@ function headerKey(request: FastifyRequest): string | null {
 export const presentedSecret = (request: FastifyRequest): string | null => headerKey(request) ?? request.cookies[CONSOLE_COOKIE] ?? null;
 
 /** The key a request presents: one in its headers, else (console routes) the one behind its open session. */
-function presentedKey(keys: KeyStore, request: FastifyRequest, console: boolean): { readonly presented: boolean; readonly key: ApiKey | null } {
+function presentedKey(keys: KeyStore, request: FastifyRequest, sessions: boolean): { readonly presented: boolean; readonly key: ApiKey | null } {
   const secret = headerKey(request);
   if (secret !== null) return { presented: true, key: keys.lookup(secret) };
-  const token = console ? request.cookies[CONSOLE_COOKIE] : undefined;
+  const token = sessions ? request.cookies[CONSOLE_COOKIE] : undefined;
   return token === undefined ? { presented: false, key: null } : { presented: true, key: keys.session(token, new Date()) };
 }
 
