@@ -38,6 +38,14 @@ describe('citetrace CLI end to end', () => {
     expect(abstained.stdout).toMatch(/outcome: abstain \(NO_SUPPORT\)/u);
   });
 
+  it('a greeting is asked what it wants (clarify, NO_REQUEST), not sent to a crisis line', async () => {
+    const hi = await runBin(['ask', 'hi!'], env());
+    expect(hi.code).toBe(0);
+    expect(hi.stdout).toMatch(/^What would you like to know about appointments or visiting Maple Valley Health\?/u);
+    expect(hi.stdout).toMatch(/outcome: clarify \(NO_REQUEST\)/u);
+    expect(hi.stdout).not.toMatch(/988/u);
+  });
+
   const badInput: [string, string[], RegExp][] = [
     ['an empty question', ['ask', '  '], /the question is empty/u],
     ['an unknown role', ['ask', 'hours?', '--role', 'admin'], /not a valid role/u],

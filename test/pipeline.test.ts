@@ -146,6 +146,18 @@ describe('the pipeline, outcome by outcome', () => {
     expect(admin.scope_decision).toMatchObject({ route: 'in_scope', decided_by: 'none', segments: 1, language: { english: true, code: 'en' } });
   });
 
+  it('asks a greeting or a thanks what it wants instead of routing it, and still routes a farewell', async () => {
+    for (const message of ['hi', 'Thank you so much!']) {
+      const greeting = await ask(message);
+      expect([greeting.outcome, greeting.reason], message).toEqual(['clarify', 'NO_REQUEST']);
+      expect(greeting.answer).toMatch(/^What would you like to know about appointments or visiting Maple Valley Health\? .*555-0142/u);
+      expect(greeting.retrieved).toEqual([]);
+      expect(greeting.scope_decision).toMatchObject({ route: 'no_request', decided_by: 'phatic', sha256: SCOPE_MODEL.manifestSha256 });
+    }
+    const farewell = await ask('thanks for everything. goodbye');
+    expect(farewell.scope_decision?.decided_by).not.toBe('phatic');
+  });
+
   it('routes a message it cannot read to emergency numbers and an interpreter, in the patient’s language first', async () => {
     const spanish = await ask('¿Cuánto cuesta si no llego a mi cita?');
     expect([spanish.outcome, spanish.reason]).toEqual(['out_of_scope', 'UNSUPPORTED_LANGUAGE']);

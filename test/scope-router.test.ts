@@ -55,3 +55,40 @@ describe('a second classifier that can only add an urgent routing', () => {
     );
   });
 });
+
+describe('a message that asks nothing', () => {
+  const CRISIS = scores(0.2, 0.05, 0.05, 0.7);
+  const route = (message: string, reading = CRISIS) => createScopeRouter({ classifier: fixed('a', reading), floor }).route({ text: message });
+
+  it('is asked what it wants, whatever the classifier reads into it, and the classifier is still recorded', async () => {
+    for (const message of ['hi', 'Hello there!', 'thank you so much!!', 'ok thanks', 'good morning 🙂', 'Thanks again, everyone.', 'all right']) {
+      expect(await route(message), message).toMatchObject({ route: 'no_request', decided_by: 'phatic', model: 'a', scores: CRISIS, urgent: 0.75 });
+    }
+  });
+
+  it('is only a greeting, thanks or acknowledgement: a farewell, a word of distress or any other word leaves it to the classifier', async () => {
+    for (const message of ['bye', 'goodbye', 'ok bye', 'thanks for everything', 'thanks, take care', 'ugh', 'help', 'no', 'hi can i book', 'there', 'so much', 'asdfgh', '!!!']) {
+      expect(await route(message), message).toMatchObject({ route: 'crisis', decided_by: 'model' });
+    }
+  });
+
+  it('never hides a floor phrase', async () => {
+    expect(await route('hi, i want to end my life. thanks', IN_SCOPE)).toMatchObject({ route: 'crisis', decided_by: 'floor' });
+  });
+
+  const formula = fc.constantFrom('hi', 'hello', 'hey', 'thanks', 'thank you', 'ok', 'okay', 'good morning', 'great', 'yes', 'sure', 'cheers');
+  const filler = fc.constantFrom('there', 'all', 'so much', 'again', 'everyone');
+  const casing = fc.constantFrom((s: string) => s, (s: string) => s.toUpperCase(), (s: string) => s.charAt(0).toUpperCase() + s.slice(1));
+  const gap = fc.constantFrom(' ', ', ', '! ', '. ', ' 🙂 ', '... ');
+
+  it('catches any run of formulas in any casing and punctuation (property)', async () => {
+    const message = fc.tuple(formula, fc.array(fc.tuple(gap, fc.oneof(formula, filler), casing), { maxLength: 4 }), casing).map(([first, rest, c]) => c(first) + rest.map(([g, w, k]) => g + k(w)).join(''));
+    await fc.assert(fc.asyncProperty(message, async (m) => (await route(m)).route === 'no_request'));
+  });
+
+  it('lets no other word through: one word outside the grammar anywhere hands the message to the classifier (property)', async () => {
+    const outside = fc.stringMatching(/^[a-z]{2,10}$/u).filter((w) => !['hi', 'hii', 'hey', 'heya', 'hiya', 'howdy', 'hello', 'greetings', 'morning', 'thanks', 'thankyou', 'thanx', 'thx', 'ty', 'tysm', 'cheers', 'appreciated', 'ok', 'okay', 'okey', 'kk', 'alright', 'gotcha', 'great', 'cool', 'perfect', 'awesome', 'nice', 'yes', 'yeah', 'yep', 'yup', 'sure', 'there', 'all', 'everyone', 'folks', 'guys', 'team', 'again'].includes(w));
+    const message = fc.tuple(fc.array(formula, { maxLength: 3 }), outside, fc.array(fc.oneof(formula, filler), { maxLength: 3 })).map(([before, w, after]) => [...before, w, ...after].join(' '));
+    await fc.assert(fc.asyncProperty(message, async (m) => (await route(m)).route === 'crisis'));
+  });
+});

@@ -58,6 +58,8 @@ export const AssistantConfigSchema = z.object({
       crisis: z.string().min(1),
       clinical: z.string().min(1),
       language: z.string().min(1),
+      /** What a message that asks nothing (a greeting, thanks) is told: outcome `clarify`, reason `NO_REQUEST`. */
+      no_request: z.string().min(1),
       translations: z.record(z.string().regex(/^[a-z]{2}$/u, 'a translation is keyed by its ISO 639-1 code'), z.string().min(1)),
     })
     .partial()

@@ -19,6 +19,8 @@ export const ReasonSchema = z.enum([
   'CRISIS',
   /** The message is in a language the assistant cannot read: routed to emergency numbers and the appointment channel's interpreters. */
   'UNSUPPORTED_LANGUAGE',
+  /** The message asks nothing (greetings, thanks or acknowledgements only): the patient is asked what they would like to know (outcome `clarify`). */
+  'NO_REQUEST',
 ]);
 export type Reason = z.infer<typeof ReasonSchema>;
 
@@ -135,15 +137,19 @@ const ScopeScoresSchema = z.object({ admin: z.number(), clinical: z.number(), em
 
 /** Scope routing as recorded: the safety floor's phrase or the classifier's scores, its model, hash and thresholds. */
 export const ScopeDecisionSchema = z.object({
-  /** `language`: the message (or a clause of it) is in a language the assistant cannot read. */
-  route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical', 'language']),
+  /**
+   * `language`: the message (or a clause of it) is in a language the assistant cannot read; `no_request`: it asks
+   * nothing, only greets, thanks or acknowledges (since session 30).
+   */
+  route: z.enum(['in_scope', 'emergency', 'crisis', 'clinical', 'language', 'no_request']),
   /**
    * `floor`: a safety-floor phrase matched; `model`: the classifier's score crossed its threshold;
    * `second_model`: the second classifier's urgent score crossed its own threshold (it can only add an
    * emergency or crisis routing; since session 26); `language`: the language identifier read another
-   * language; `none`: in scope.
+   * language; `phatic`: every word belongs to a greeting, thanks or acknowledgement (`src/scope/phatic.ts`,
+   * since session 30); `none`: in scope.
    */
-  decided_by: z.enum(['floor', 'model', 'second_model', 'language', 'none']),
+  decided_by: z.enum(['floor', 'model', 'second_model', 'language', 'phatic', 'none']),
   floor_phrase: z.string().nullable(),
   model: z.string(),
   /** sha256 of the classifier's manifest, which pins its files and thresholds. */

@@ -50,6 +50,7 @@ function scopeSection(t: Trace): string {
     model: 'the scope classifier',
     second_model: 'the second scope classifier, which can only add an emergency or crisis routing',
     language: 'the language identifier: the assistant cannot read this message',
+    phatic: 'the grammar of greetings, thanks and acknowledgements: the message asks nothing',
     none: 'no rule: no floor phrase matched, the message reads as English and the classifier is below both thresholds',
   }[d.decided_by];
   const language =

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -104,7 +104,7 @@ interface Decision {
   readonly generation: Trace['generation'];
 }
 
-const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL', language: 'UNSUPPORTED_LANGUAGE' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope'>, Reason>;
+const ROUTE_REASON = { emergency: 'EMERGENCY', crisis: 'CRISIS', clinical: 'CLINICAL', language: 'UNSUPPORTED_LANGUAGE' } as const satisfies Record<Exclude<ScopeDecision['route'], 'in_scope' | 'no_request'>, Reason>;
 
 /** Why a message was routed away, in one line for operators. */
 function routingDetail(routing: ScopeDecision): string {
@@ -116,6 +116,8 @@ function routingDetail(routing: ScopeDecision): string {
       const read = language?.clause == null ? 'the message' : `the clause "${language.clause}"`;
       return `language identifier ${language?.model ?? ''}: ${read} reads as ${language?.code ?? 'not English'}`;
     }
+    case 'phatic':
+      return 'the message asks nothing: greetings, thanks or acknowledgements only';
     case 'model':
     case 'none':
       return `scope classifier ${routing.model}: ${routing.route} (urgent ${routing.urgent.toFixed(3)}, clinical ${routing.scores.clinical.toFixed(3)})`;
@@ -230,6 +232,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         read.catch(() => undefined);
         const routing = await routed;
         scopeDecision = routing;
+        if (routing.route === 'no_request') {
+          return { outcome: 'clarify', reason: 'NO_REQUEST', answer: noRequestMessage(deps.assistant), sentences: [], citations: [], detail: routingDetail(routing), rejected: [], generation: null };
+        }
         if (routing.route !== 'in_scope') {
           return {
             outcome: 'out_of_scope',

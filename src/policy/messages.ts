@@ -38,6 +38,14 @@ function defaultRoutingMessage(route: 'emergency' | 'crisis' | 'clinical' | 'lan
   }
 }
 
+/** What a message that asks nothing (a greeting, thanks, "ok") is told: what the assistant is for, and the appointment channel. */
+export function noRequestMessage(assistant: AssistantConfig): string {
+  return (
+    assistant.routing_messages?.no_request ??
+    `What would you like to know about appointments or visiting ${assistant.organization}? For anything else, please ${assistant.appointment_channel}.`
+  );
+}
+
 /** One form for every abstention reason; the reason itself stays in the trace. */
 export function abstentionMessage(assistant: AssistantConfig): string {
   return `I can't verify an answer to that from ${assistant.organization}'s current policies. For help, please ${assistant.appointment_channel}.`;

@@ -3,6 +3,7 @@ import { splitSentences } from '../text/index.js';
 import { SECOND_READER_ADDS, type ScopeClassifier, type ScopeScores } from './classifier.js';
 import type { SafetyFloor, UrgentClass } from './floor.js';
 import type { LanguageIdentifier } from './language.js';
+import { asksNothing } from './phatic.js';
 
 /** Long unpunctuated messages are read in overlapping windows of this many words. */
 const WINDOW = 32;
@@ -37,7 +38,7 @@ const urgency = (s: ScopeScores): number => s.emergency + s.crisis;
 const kindOf = (s: ScopeScores): UrgentClass => (s.crisis > s.emergency ? 'crisis' : 'emergency');
 
 /**
- * Safety first: the floor, then the language (a message the classifier cannot read is not judged by
+ * Safety first: the floor, then a message that asks nothing (a greeting, thanks), then the language (a message the classifier cannot read is not judged by
  * it, and is told 911, 988 and the interpreter line), then the classifier's urgent score over every
  * segment (so a booking question attached to a crisis line cannot dilute it), then a clause in
  * another language, then clinical advice over the whole message. Emergency and crisis win over everything, including an appointment
@@ -93,6 +94,9 @@ export function createScopeRouter(options: {
       // recorded, not used; the language message carries 911 and 988 in the patient's language.
       // A message that reads as English with one clause in another is still the classifier's to
       // call urgent ("had a crab cake at the church potluck" reads as German).
+      // A message made only of greetings, thanks and acknowledgements asks nothing: the classifiers have nothing to
+      // read in it (they send "hi" to 988), so it is asked what it wants. The floor above has already had its say.
+      if (asksNothing(text)) return { ...base, route: 'no_request', decided_by: 'phatic' };
       const unreadable = reading !== undefined && !reading.english;
       if (unreadable && reading.clause === null) return { ...base, route: 'language', decided_by: 'language' };
       if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };

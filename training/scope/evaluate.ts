@@ -97,7 +97,8 @@ for (const row of rows) {
   const start = performance.now();
   const r = await router.route({ text });
   durations.push(performance.now() - start);
-  const got: Route = r.route === 'in_scope' ? 'admin' : r.route;
+  // A message that asks nothing is kept from every routing, as an administrative one is.
+  const got: Route = r.route === 'in_scope' || r.route === 'no_request' ? 'admin' : r.route;
   routed.push(got);
   details.push({ ...row, got, decided_by: r.decided_by, language: r.language?.code ?? null, floor_phrase: r.floor_phrase, urgent: r.urgent, scores: r.scores, second_urgent: r.second?.urgent ?? null });
   if (args['show-misses'] && got !== row.label) console.log(`  ${row.id} ${row.label} -> ${got} (${r.decided_by}, urgent ${r.urgent.toFixed(2)}, clinical ${r.scores.clinical.toFixed(2)}): ${row.message}`);
