@@ -78,9 +78,26 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('records what the question was understood to ask: periods, entity values, every value of a type, a named person; nothing when routed away first', async () => {
     const trace = await ask('How much will the no-show fee be next year at Harbor Clinic?');
-    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false });
+    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null });
     expect((await ask('Are any of your clinics open on Saturday?')).question_analysis).toMatchObject({ entities: {}, every: ['clinic'] });
     expect((await ask('I want to end my life')).question_analysis).toBeNull();
+  });
+
+  it('a question about what someone may do for the patient is answered only by a unit speaking of another person, and why is recorded', async () => {
+    const trace = await ask('Can my wife cancel my appointment for me?');
+    expect(trace.question_analysis?.acts_for).toBe('my wife');
+    const decision = trace.support_decision;
+    if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');
+    // Every candidate is about what the patient does (cancel in the portal, the fees): none says whether a wife may.
+    expect([trace.outcome, trace.reason]).toEqual(['abstain', 'NO_SUPPORT']);
+    expect(decision.units.length).toBeGreaterThan(0);
+    expect(decision.units.every((u) => u.excluded === "names no one but the patient, and the question asks what the patient's wife may do" && u.score === null)).toBe(true);
+    // A unit that speaks of another person is still the judge's to read, and answers.
+    const mom = await ask('Can my mom book an appointment for me?');
+    expect(mom.question_analysis?.acts_for).toBe('my mom');
+    expect(mom.outcome).toBe('answer');
+    expect(mom.answer).toMatch(/^A parent or legal guardian may book appointments for a patient under 18\. \[S\d\]/u);
+    expect((await ask('Can my son get a flu shot at Harbor Clinic?')).question_analysis?.acts_for).toBeNull();
   });
 
   it('a question about a named person is answered only by a unit naming a person: a generic rule is set aside, and why is recorded', async () => {

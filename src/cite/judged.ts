@@ -118,8 +118,11 @@ export async function judgeSupport(options: {
   readonly mentioned: EntityMentions;
   /** Why a whole passage cannot answer (its revision is not in force for the period asked), or null; default: none. */
   readonly passageExclusion?: (passage: LabeledPassage) => string | null;
-  /** Why a unit cannot answer, from itself (it names no person and the question asks about one; a row about another day), or null; default: none. */
-  readonly unitExclusion?: (unit: Unit) => string | null;
+  /**
+   * Why a unit cannot answer, from itself (it names no person and the question asks about one; a row about another day),
+   * or null; default: none. `text` is the unit as the judge reads it, under its page title and headings.
+   */
+  readonly unitExclusion?: (unit: Unit, text: string) => string | null;
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
   const injection = options.injection ?? shippedInjectionDetector();
@@ -129,7 +132,7 @@ export async function judgeSupport(options: {
       ...d,
       label: p.label,
       rank,
-      excluded: whole ?? addressedExclusion(d.addressed, injection) ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit) ?? null,
+      excluded: whole ?? addressedExclusion(d.addressed, injection) ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit, d.text) ?? null,
     }));
   });
   const eligible = candidates.flatMap((c, i) => (c.excluded === null ? [i] : []));

@@ -225,6 +225,8 @@ export const TraceSchema = z.looseObject({
       entities: z.record(z.string(), z.array(z.string())),
       every: z.array(z.string()).optional(),
       names_person: z.boolean(),
+      /** The person the question acts through ("my wife" doing something for the patient, or the patient as someone's "proxy"), else null (since session 30). */
+      acts_for: z.string().nullable().optional(),
     })
     .nullable()
     .optional(),

@@ -38,6 +38,7 @@ function understood(t: Trace): string {
     ...Object.entries(a.entities).flatMap(([type, values]) => values.map((v) => `${esc(type)} <strong>${esc(v)}</strong>`)),
     ...(a.every ?? []).map((type) => `every <strong>${esc(type)}</strong>`),
     ...(a.names_person ? ['a named person'] : []),
+    ...(a.acts_for == null ? [] : [`acting through <strong>${esc(a.acts_for)}</strong>`]),
   ];
   return `<p>Understood: ${parts.length === 0 ? 'no period, entity or person named' : parts.join(' · ')}</p>`;
 }

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -76,6 +76,7 @@ const PERSON_PLACEHOLDER = '[NAME]';
  */
 const INTRODUCED_NAME = /\b(?:i'?m|i am|it'?s|this is|my name is|name's|my \p{L}+)\s+\[NAME\]/giu;
 const NAMES_NO_PERSON = 'names no person, and the question asks about a named one';
+const ACTS_FOR_NO_PERSON = (who: string): string => `names no one but the patient, and the question asks what ${who.startsWith('my ') ? who.replace(/^my /u, "the patient's ") : `a ${who}`} may do`;
 /** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
 const IDENTIFIER_CLAUSE =
   /(?:\b(?:(?:my|the|his|her|our) )?(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|mrn|medical record(?: number)?|chart(?: number)?|patient (?:id|number)|member(?: id| number)?|insurance(?: id| number)?|policy(?: number)?|subscriber(?: id)?|group(?: number)?|ssn|social security(?: number)?|social|e-?mail(?: address)?|(?:cell |home |mobile )?phone(?: number)?|cell|number|name|address|(?:i )?live at)\b(?:\s*(?:is|:|#|=))?\s*)?\[[a-z_]+\]/giu;
@@ -228,6 +229,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           periods: askedPeriods(analysis, asOf),
           // Whether the question asks about a named person (a provider, say), not one it introduces.
           namesPerson: stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER),
+          // Someone acting for the patient ("can my wife cancel my appointment"), or the patient for someone.
+          actsFor: actingFor(analysis),
         }));
         read.catch(() => undefined);
         const routing = await routed;
@@ -247,8 +250,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, every, periods, namesPerson } = await read;
-        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson };
+        const { mentioned, every, periods, namesPerson, actsFor } = await read;
+        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor };
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
           const hits: readonly Hit[] = await deps.retriever.retrieve({
@@ -283,7 +286,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             // A table row about other days than asked does not answer (New Year's Eve's hours for Christmas Eve). A question
             // about a named person (redaction found one) is answered only by a unit that names a person: a generic rule
             // does not say whether that provider still sees patients, takes new ones, or works on Fridays.
-            unitExclusion: (unit) => dayExclusion(unit, periods, asOf) ?? (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null),
+            // A question about what someone may do for the patient (or the patient for someone) is answered only by a unit that
+            // speaks of a person other than the patient: "you can cancel in the portal" does not say whether a wife may.
+            unitExclusion: (unit, text) =>
+              dayExclusion(unit, periods, asOf) ??
+              (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
+              (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,
