@@ -75,8 +75,15 @@ describe('HTTP service (live server)', () => {
     expect(set).toMatch(/Path=\/console;.*HttpOnly/u);
     expect(set).not.toContain(operator);
     const cookie = set.split(';')[0] ?? '';
-    const console = () => fetch(`${base}/console`, { redirect: 'manual', headers: { cookie } });
+    const console = (query = '') => fetch(`${base}/console${query}`, { redirect: 'manual', headers: { cookie } });
     expect((await console()).status).toBe(200);
+    // The sign-in form hides the key as it is typed; a filter the console does not know is refused, not read as "any".
+    expect(await (await fetch(`${base}/console/login`)).text()).toContain('<input type="password" name="key"');
+    expect((await console('?outcome=&reason=')).status).toBe(200);
+    expect((await console('?outcome=abstain')).status).toBe(200);
+    const bogus = await console('?outcome=bogus');
+    expect(bogus.status).toBe(400);
+    expect(await bogus.text()).toContain('Unknown outcome filter');
     expect((await fetch(`${base}/v1/traces`, { headers: { cookie } })).status).toBe(401);
     expect((await form('/console/logout', {}, cookie)).status).toBe(303);
     const after = await console();

@@ -26,7 +26,7 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
   app.get('/', (_req, reply) => reply.redirect('/console'));
 
   app.get('/console/login', (_req, reply) =>
-    html(reply, page('Sign in', `<h1>Sign in</h1><form method="post" action="/console/login"><label>Operator API key <input type="text" name="key" autocomplete="off" required></label><button type="submit">Sign in</button></form>`, false)),
+    html(reply, page('Sign in', `<h1>Sign in</h1><form method="post" action="/console/login"><label>Operator API key <input type="password" name="key" autocomplete="off" required></label><button type="submit">Sign in</button></form>`, false)),
   );
   app.post('/console/login', (request, reply) => {
     const key = z.object({ key: z.string() }).safeParse(request.body);
@@ -44,7 +44,14 @@ export function registerConsole(app: FastifyInstance, ctx: ServiceContext, keys:
   });
 
   app.get('/console', { preHandler: operator }, async (request, reply) => {
-    const q = z.object({ outcome: OutcomeSchema.optional().catch(undefined), reason: ReasonSchema.optional().catch(undefined), source: z.string().optional() }).parse(request.query);
+    // The filter form sends "" for "any"; any other value that is not an outcome or a reason is refused, not read as "any".
+    const any = z.literal('').transform(() => undefined);
+    const parsed = z.object({ outcome: z.union([any, OutcomeSchema]).optional(), reason: z.union([any, ReasonSchema]).optional(), source: z.string().optional() }).safeParse(request.query);
+    if (!parsed.success) {
+      const field = String(parsed.error.issues[0]?.path[0] ?? 'filter');
+      return html(reply.code(400), page('Traces', `<h1>Traces</h1><p class="fail" role="alert">Unknown ${esc(field)} filter; choose one from the list.</p><p><a href="/console">All traces</a></p>`));
+    }
+    const q = parsed.data;
     const rt = ctx.runtime();
     const [counts, rows] = await Promise.all([
       rt.store.counts(),
