@@ -37,7 +37,7 @@ const HOLDS_ROLE = new RegExp(`\\b(?:i'?m|i am|as) (?:my|his|her|their) (?:[a-z0
 /** The patient speaks as someone's relation: "as his daughter, am i allowed …". */
 const AS_RELATION = new RegExp(`\\bas (?:his|her|their) (${RELATION})\\b`, 'u');
 
-const ANY_PERSON = new RegExp(`\\b(?:${RELATION}|${ROLE}|proxies|guardians|guardianship|caregivers|${alternation(ANOTHER_PERSON)})\\b`, 'iu');
+const ANY_PERSON = new RegExp(`\\b(?:${RELATION}|${ROLE}|proxies|guardians|guardianship|${alternation(ANOTHER_PERSON)})\\b`, 'iu');
 
 /**
  * The person a question acts through, as the question names them ("my wife", "proxy"), or null when

@@ -2,7 +2,7 @@ import * as chrono from 'chrono-node';
 import type Holidays from 'date-holidays';
 import { data as holidayData } from 'date-holidays/data';
 import { createRequire } from 'node:module';
-import { boundedMemo, type IsoDate, type LabeledPassage, type RevisionMeta, type SourceId } from '../domain/index.js';
+import { boundedMemo, IsoDateSchema, type IsoDate, type LabeledPassage, type RevisionMeta, type SourceId } from '../domain/index.js';
 import type { Unit } from '../cite/index.js';
 import { askingSentences } from '../text/index.js';
 
@@ -64,7 +64,6 @@ const DURATION = /^(?:in|within)\s+(?:a|an|one|a few|a couple of|\d+)\s|\b(?:bef
 const UNIT = String.raw`(?:the\s+|an?\s+)?(?:second|minute|hour|day|week|month|year)s?`;
 const UNITS_ONLY = new RegExp(String.raw`^${UNIT}(?:\s+(?:and|or|&)\s+${UNIT})*$`, 'iu');
 
-const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/u;
 const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
 /** Meteorological seasons (northern hemisphere): first month, and months spanned. */
@@ -202,7 +201,7 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
     // A time of day alone ("at 8 am") names no other day.
   }
   // A period beyond the year 9999 ("7920Y" read as 7,920 years ahead) has no ISO day and is no visit a patient asks about.
-  return [...out, ...holidayPeriods(question, asOf, out)].filter((p) => ISO_DAY.test(p.from) && ISO_DAY.test(p.to));
+  return [...out, ...holidayPeriods(question, asOf, out)].filter((p) => IsoDateSchema.safeParse(p.from).success && IsoDateSchema.safeParse(p.to).success);
 }
 
 /** Calendar dates in a text (chrono's strict parser): "today" or "4 hours before" is not one; a weekday alone ("Saturday") is recurring, not a date. */

@@ -38,8 +38,8 @@ const urgency = (s: ScopeScores): number => s.emergency + s.crisis;
 const kindOf = (s: ScopeScores): UrgentClass => (s.crisis > s.emergency ? 'crisis' : 'emergency');
 
 /**
- * Safety first: the floor, then a message that asks nothing (a greeting, thanks), then the language (a message the classifier cannot read is not judged by
- * it, and is told 911, 988 and the interpreter line), then the classifier's urgent score over every
+ * Safety first: the floor, then a message that asks nothing (a greeting, thanks), then the language
+ * (a message the classifier cannot read is not judged by it, and is told 911, 988 and the interpreter line), then the classifier's urgent score over every
  * segment (so a booking question attached to a crisis line cannot dilute it), then a clause in
  * another language, then clinical advice over the whole message. Emergency and crisis win over everything, including an appointment
  * request. `language` is left out only by evaluations that measure the classifier alone.
@@ -89,14 +89,14 @@ export function createScopeRouter(options: {
       // The floor decides that the message is routed; when the classifier also finds it urgent, its
       // reading of which kind (emergency or crisis) picks the message, since "not wake up" can be either.
       if (hit !== null) return { ...base, route: urgency(top) >= urgentAt ? kindOf(top) : hit.routesTo, decided_by: 'floor', floor_phrase: hit.phrase };
+      // A message made only of greetings, thanks and acknowledgements asks nothing: the classifiers have nothing to
+      // read in it (they send "hi" to 988), so it is asked what it wants. The floor above has already had its say.
+      if (asksNothing(text)) return { ...base, route: 'no_request', decided_by: 'phatic' };
       // The classifier reads English only: on a message in another language its scores are noise
       // (half of the administrative messages in other languages read as a crisis), so they are
       // recorded, not used; the language message carries 911 and 988 in the patient's language.
       // A message that reads as English with one clause in another is still the classifier's to
       // call urgent ("had a crab cake at the church potluck" reads as German).
-      // A message made only of greetings, thanks and acknowledgements asks nothing: the classifiers have nothing to
-      // read in it (they send "hi" to 988), so it is asked what it wants. The floor above has already had its say.
-      if (asksNothing(text)) return { ...base, route: 'no_request', decided_by: 'phatic' };
       const unreadable = reading !== undefined && !reading.english;
       if (unreadable && reading.clause === null) return { ...base, route: 'language', decided_by: 'language' };
       if (urgency(top) >= urgentAt) return { ...base, route: kindOf(top), decided_by: 'model' };
