@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
@@ -54,6 +55,52 @@ export async function startObjectStore(dir: string): Promise<ObjectStore> {
     async start() {
       server = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true });
       await server.run();
+    },
+  };
+}
+
+/**
+ * The watcher's way to the object store: a pass-through HTTP proxy that a test can tell to hold
+ * one request (never forward it, never answer it), so that a process can be killed at a known
+ * point of a commit instead of at a moment a poll happens to catch.
+ */
+export interface ObjectStoreLink {
+  readonly endpoint: string;
+  /** Hold the next request with this method whose path matches; `arrived` says whether it came. */
+  holdNext(method: string, path: RegExp): { readonly arrived: () => boolean };
+  close(): Promise<void>;
+}
+
+export async function startObjectStoreLink(target: string): Promise<ObjectStoreLink> {
+  const to = new URL(target);
+  let trap: { readonly method: string; readonly path: RegExp; arrived: boolean } | null = null;
+  const server = http.createServer((req, res) => {
+    if (trap !== null && req.method === trap.method && trap.path.test(req.url ?? '')) {
+      trap.arrived = true;
+      trap = null;
+      req.resume();
+      return;
+    }
+    const upstream = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the object store link has no port');
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    holdNext(method, path) {
+      const armed = { method, path, arrived: false };
+      trap = armed;
+      return { arrived: () => armed.arrived };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
     },
   };
 }
@@ -121,6 +168,8 @@ export interface Cluster {
   /** Environment every process of the deployment shares: the index on object storage, the trace store, the keys. */
   readonly env: Readonly<Record<string, string>>;
   readonly store: ObjectStore;
+  /** The watcher reaches the object store through this link. */
+  readonly watcherLink: ObjectStoreLink;
   /** The policy repository the watcher follows (a copy of the demo corpus). */
   readonly corpus: string;
   readonly patientKey: string;
@@ -189,6 +238,7 @@ export async function createTraceDatabase(url: string): Promise<string> {
 export async function startCluster(options: { readonly dir: string; readonly postgresUrl: string; readonly instances: number; readonly env?: Readonly<Record<string, string>> }): Promise<Cluster> {
   const { dir } = options;
   const store = await startObjectStore(path.join(dir, 's3'));
+  const watcherLink = await startObjectStoreLink(store.endpoint);
   const corpus = path.join(dir, 'corpus');
   await cp(DEMO_CORPUS, corpus, { recursive: true });
   const keysFile = path.join(dir, 'keys.sqlite');
@@ -217,6 +267,7 @@ export async function startCluster(options: { readonly dir: string; readonly pos
   const cluster: Cluster = {
     env,
     store,
+    watcherLink,
     corpus,
     patientKey,
     operatorKey,
@@ -229,7 +280,7 @@ export async function startCluster(options: { readonly dir: string; readonly pos
       return manifest;
     },
     async startWatcher() {
-      const watcher = runCli(['watch', corpus], { ...env, CITETRACE_DATA: await ownData('watcher') });
+      const watcher = runCli(['watch', corpus], { ...env, AWS_ENDPOINT_URL: watcherLink.endpoint, CITETRACE_DATA: await ownData('watcher') });
       await watcher.waitFor(/watching /u);
       cluster.watcher = watcher;
       return watcher;
@@ -253,6 +304,7 @@ export async function startCluster(options: { readonly dir: string; readonly pos
       const all = [...cluster.instances.map((i) => i.process), ...(cluster.watcher === null ? [] : [cluster.watcher])];
       for (const p of all) p.child.kill('SIGTERM');
       await Promise.all(all.map((p) => p.exited));
+      await watcherLink.close();
       await store.stop();
     },
   };

@@ -84,6 +84,10 @@ describe('three instances, one watcher, one object store, one PostgreSQL', () =>
   it('leaves no half-visible index version when the ingester is killed with SIGKILL mid-commit, and the next one commits', async () => {
     const before = await cluster.manifest();
     const files = before.files ?? {};
+    // The watcher's first commit step after its table writes is the commit log entry: hold that
+    // request, so the kill lands after every LanceDB file of the version is written and before
+    // anything names it.
+    const commitStep = cluster.watcherLink.holdNext('PUT', /\/commits\/\d+\.json$/u);
     await mkdir(path.join(cluster.corpus, 'bulk'), { recursive: true });
     for (let k = 0; k < 40; k += 1) {
       const body = Array.from({ length: 12 }, (_, p) => `## Topic ${p}\nBulk policy ${k} paragraph ${p}: the Harbor Clinic front desk keeps form ${k}-${p} for visitors.`).join('\n\n');
@@ -92,13 +96,8 @@ describe('three instances, one watcher, one object store, one PostgreSQL', () =>
         `---\nsource_id: bulk-${k}\ntitle: Bulk policy ${k}\nstatus: approved\neffective_date: 2026-01-01\nversion: v1\nowner: ops\n---\n${body}\n`,
       );
     }
-    // The watcher is writing once the object store holds LanceDB files its last commit does not name.
-    await until(
-      async () => (await cluster.index.list('lance')).some((rel) => files[rel] === undefined) && (await cluster.manifest()).seq === before.seq,
-      120_000,
-      // Once in session 25's runs the watcher wrote nothing here for 120 s (passed on the rerun): say what it said.
-      () => `the watcher starts writing the tables; the watcher's stderr ends: ${cluster.watcher?.stderr().slice(-2000) ?? '(no watcher)'}`,
-    );
+    await until(() => Promise.resolve(commitStep.arrived()), 120_000, () => `the watcher reaches its commit; the watcher's output ends: ${cluster.watcher?.stdout().slice(-1000) ?? '(no watcher)'} ${cluster.watcher?.stderr().slice(-1000) ?? ''}`);
+    expect((await cluster.index.list('lance')).some((rel) => files[rel] === undefined)).toBe(true);
     const watcher = cluster.watcher;
     watcher?.child.kill('SIGKILL');
     await watcher?.exited;
