@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TraceSchema } from '../src/domain/index.js';
+import { sampleTrace } from '../scripts/sample-trace.js';
+import { TraceSchema, type Trace } from '../src/domain/index.js';
+import { createSqliteTraceStore } from '../src/trace/index.js';
 import { DEMO_CORPUS, runBin, snapshotFiles, tempDir } from './helpers.js';
 
 describe('citetrace CLI end to end', () => {
@@ -21,11 +23,25 @@ describe('citetrace CLI end to end', () => {
     expect(trace.as_of).toBe('2026-12-02');
     const shown = await runBin(['traces', 'show', trace.trace_id, '--json'], env());
     expect(JSON.parse(shown.stdout)).toEqual(JSON.parse(asked.stdout));
+    // The first characters of an id, as an operator copies them, name the same trace.
+    const byPrefix = await runBin(['traces', 'show', trace.trace_id.slice(0, 8), '--json'], env());
+    expect(JSON.parse(byPrefix.stdout)).toEqual(JSON.parse(asked.stdout));
     const listed = await runBin(['traces', 'list', '--outcome', 'answer'], env());
     expect(listed.stdout).toContain(trace.trace_id);
     const detail = await runBin(['traces', 'show', trace.trace_id], env());
     expect(detail.stdout).toMatch(/retrieved:\n {2}S1 #1 score/u);
     expect(detail.stdout).toMatch(/cited/u);
+  });
+
+  it('traces show refuses the first characters of more than one trace id with exit 2 and one line', async () => {
+    const dir = await tempDir('citetrace-prefix-');
+    const store = createSqliteTraceStore({ file: path.join(dir, 'traces.sqlite') });
+    for (const n of [1, 2]) await store.append(sampleTrace({ trace_id: `abcd0000-0000-4000-8000-00000000000${n}` as Trace['trace_id'] }));
+    await store.close();
+    const shown = await runBin(['traces', 'show', 'abcd0000'], { CITETRACE_DATA: dir });
+    expect(shown).toMatchObject({ code: 2, stdout: '' });
+    expect(shown.stderr).toBe('citetrace: more than one trace id begins with abcd0000: give more of it\n');
+    expect((await runBin(['traces', 'show', 'abcd0000-0000-4000-8000-000000000002', '--json'], { CITETRACE_DATA: dir })).code).toBe(0);
   });
 
   it('ask prints the answer with its sources; an abstention exits 0', async () => {
@@ -50,7 +66,10 @@ describe('citetrace CLI end to end', () => {
     ['an empty question', ['ask', '  '], /the question is empty/u],
     ['an unknown role', ['ask', 'hours?', '--role', 'admin'], /not a valid role/u],
     ['an impossible date', ['ask', 'hours?', '--as-of', '2026-02-30'], /YYYY-MM-DD/u],
-    ['an unknown trace', ['traces', 'show', 'no-such-trace'], /no trace no-such-trace/u],
+    ['an unknown trace', ['traces', 'show', '00000000-0000-4000-8000-000000000000'], /no trace 00000000-0000-4000-8000-000000000000/u],
+    ['a trace id no trace begins with', ['traces', 'show', 'ffff0000'], /no trace ffff0000/u],
+    ['text no trace id can begin with', ['traces', 'show', 'no-such-trace'], /no-such-trace cannot begin a trace id/u],
+    ['too short a trace id', ['traces', 'show', 'abc'], /at least 4 characters/u],
     ['an unknown command', ['frobnicate'], /unknown command/u],
   ];
   it.each(badInput)('rejects %s with exit 2 and one line, no stack trace', async (_name, args, message) => {

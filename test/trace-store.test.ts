@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Trace } from '../src/domain/index.js';
 import { sampleTrace } from '../scripts/sample-trace.js';
-import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, grantServiceRole, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, tombstonesDigest, type TraceStore } from '../src/trace/index.js';
+import { bodyDigest, canonicalJson, chainHash, columnsOf, createPostgresTraceStore, createSqliteTraceStore, GENESIS_HASH, grantServiceRole, idRangeOf, PG_MIGRATIONS, SQLITE_MIGRATIONS, tombstoneOf, tombstonesDigest, type TraceStore } from '../src/trace/index.js';
 import { tempDir } from './helpers.js';
 import { testPostgresUrl, testPostgresUrlAs } from './postgres.js';
 
@@ -74,6 +75,26 @@ const postgres: Backend = {
   },
 };
 
+describe('a trace id prefix', () => {
+  it('stands for a range that holds every id it begins, and no other (property)', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.uuid(), fc.nat(36), (id, other, k) => {
+        const { from, to } = idRangeOf(id.slice(0, k).toUpperCase());
+        const within = (x: string): boolean => from <= x && x <= to;
+        return within(id) && within(other) === other.startsWith(id.slice(0, k));
+      }),
+    );
+  });
+
+  it('is refused when no UUID begins so', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.nat(35), fc.constantFrom('g', 'z', ' ', '%', '_', "'"), (id, k, bad) => {
+        expect(() => idRangeOf(id.slice(0, k) + bad)).toThrow(/cannot begin a trace id/u);
+      }),
+    );
+  });
+});
+
 describe.each([sqlite, postgres])('TraceStore contract on $name', (backend) => {
   it('appends, reads back the same trace, and links each trace to the previous hash', async () => {
     const db = await backend.open();
@@ -110,6 +131,20 @@ describe.each([sqlite, postgres])('TraceStore contract on $name', (backend) => {
       { outcome: 'abstain', reason: 'NO_SUPPORT', count: 1 },
       { outcome: 'answer', reason: null, count: 2 },
     ]);
+    await store.close();
+  });
+
+  it('finds traces by the first characters of their id, in any case, and refuses text no id begins with', async () => {
+    const store = await (await backend.open()).store();
+    const ids = ['abcd0000-0000-4000-8000-000000000001', 'abcd0000-0000-4000-8000-000000000002', 'abce0000-0000-4000-8000-000000000003'];
+    for (const id of ids) await store.append(sampleTrace({ trace_id: id as Trace['trace_id'] }));
+    const found = async (idPrefix: string): Promise<string[]> => (await store.list({ limit: 10, idPrefix })).map((s) => s.trace.trace_id).sort();
+    expect(await found('abcd')).toEqual(ids.slice(0, 2));
+    expect(await found('ABCD0000-0000-4000-8000-00000000000')).toEqual(ids.slice(0, 2));
+    expect(await found(ids[1] ?? '')).toEqual([ids[1]]);
+    expect(await found('abce')).toEqual([ids[2]]);
+    expect(await found('abcf')).toEqual([]);
+    for (const bad of ['abcz', 'abcd00000', "abcd' OR 1=1 --", `${ids[0] ?? ''}0`]) await expect(found(bad), bad).rejects.toThrow(/cannot begin a trace id/u);
     await store.close();
   });
 

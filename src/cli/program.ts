@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { isPostgresUrl, loadConfig, type Config } from '../config/index.js';
 import type { KeyStore } from '../auth/index.js';
-import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, traceJsonSchema, type KeyRole } from '../domain/index.js';
+import { CitetraceError, KeyRoleSchema, OutcomeSchema, ReasonSchema, RoleSchema, TraceIdSchema, traceJsonSchema, type KeyRole } from '../domain/index.js';
 import { enumArg, intArg, parseDate } from './args.js';
 import type { Embedder } from '../embed/index.js';
 import type { IndexAt } from '../index-store/index.js';
@@ -250,15 +250,18 @@ export function buildProgram(io: Io): Command {
   traces
     .command('show')
     .description('one trace as the evidence path (or its contract JSON)')
-    .argument('<id>', 'trace id')
+    .argument('<id>', 'trace id, or its first characters (at least 4) when only one trace begins so')
     .option('--json', 'print the trace JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
+      if (id.length < 4) throw new CitetraceError('BAD_INPUT', `give at least 4 characters of the trace id, not ${JSON.stringify(id)}`);
       const cfg = traceConfig();
       const [{ createTraceStore }, { formatTraceDetail }, { payloadOf }] = await Promise.all([main(), format(), import('../trace/index.js')]);
       const store = await createTraceStore(cfg, { existing: true });
       try {
-        const stored = await store.get(id);
-        if (stored === null) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
+        const found = TraceIdSchema.safeParse(id).success ? [await store.get(id)].filter((t) => t !== null) : await store.list({ idPrefix: id, limit: 2 });
+        if (found.length > 1) throw new CitetraceError('BAD_INPUT', `more than one trace id begins with ${id}: give more of it`);
+        const [stored] = found;
+        if (stored === undefined) throw new CitetraceError('NOT_FOUND', `no trace ${id}`);
         io.out(`${opts.json === true ? JSON.stringify(payloadOf(stored), null, 2) : formatTraceDetail(stored)}\n`);
       } finally {
         await store.close();

@@ -3,7 +3,7 @@ import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.
 import { groupCommit } from './group-commit.js';
 import { roleFindings } from './postgres-roles.js';
 import { connectionConfig, migratePostgres, schemaFindings, type Connection } from './postgres-schema.js';
-import { columnsOf, purgeFromRow, storedFromRow, type OutcomeCount, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, idRangeOf, purgeFromRow, storedFromRow, type OutcomeCount, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 /** Serializes appenders across every instance sharing the database: one linear chain, no forks. */
 const CHAIN_LOCK = 0x63697465; // "cite"
@@ -85,6 +85,11 @@ export async function createPostgresTraceStore(options: Connection & { readonly 
       if (filter.source !== undefined) add("body::jsonb -> 'citations' @> jsonb_build_array(jsonb_build_object('source_id', ?::text))", filter.source);
       if (filter.from !== undefined) add('created_at >= ?', filter.from);
       if (filter.to !== undefined) add('created_at < ?', filter.to);
+      if (filter.idPrefix !== undefined) {
+        const ids = idRangeOf(filter.idPrefix);
+        add('trace_id >= ?::uuid', ids.from);
+        add('trace_id <= ?::uuid', ids.to);
+      }
       params.push(filter.limit);
       const sql = `SELECT ${COLUMNS} FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`;
       return (await pool.query<TraceRow>(sql, params)).rows.map(storedFromRow);

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { CitetraceError, wrapError } from '../domain/index.js';
 import { bodyDigest, canonicalJson, chainHash, GENESIS_HASH } from './canonical.js';
 import { groupCommit } from './group-commit.js';
-import { columnsOf, purgeFromRow, storedFromRow, tombstoneOf, tombstonesDigest, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
+import { columnsOf, idRangeOf, purgeFromRow, storedFromRow, tombstoneOf, tombstonesDigest, type PurgeRow, type StoredTrace, type TraceRow, type TraceFilter, type TraceStore } from './store.js';
 
 const COLUMNS = 'seq, body, body_sha256, prev_hash, hash, trace_id, created_at, outcome, reason, role, as_of';
 
@@ -241,9 +241,11 @@ export function createSqliteTraceStore(options: { readonly file: string; readonl
         source: "EXISTS (SELECT 1 FROM json_each(body, '$.citations') WHERE json_extract(value, '$.source_id') = @source)",
         from: 'created_at >= @from',
         to: 'created_at < @to',
+        idPrefix: 'trace_id BETWEEN @idFrom AND @idTo',
       };
       const given = (Object.keys(conditions) as (keyof typeof conditions)[]).filter((key) => filter[key] !== undefined);
-      const params = Object.fromEntries([['limit', filter.limit], ...given.map((key) => [key, filter[key]])]) as Record<string, string | number>;
+      const ids = filter.idPrefix === undefined ? null : idRangeOf(filter.idPrefix);
+      const params = Object.fromEntries([['limit', filter.limit], ...given.map((key) => [key, filter[key]]), ...(ids === null ? [] : [['idFrom', ids.from], ['idTo', ids.to]])]) as Record<string, string | number>;
       const where = given.length > 0 ? `WHERE ${given.map((key) => conditions[key]).join(' AND ')}` : '';
       return read('traces', () => db.prepare<Record<string, string | number>, TraceRow>(`SELECT ${COLUMNS} FROM traces ${where} ORDER BY seq DESC LIMIT @limit`).all(params).map(storedFromRow));
     },

@@ -125,6 +125,23 @@ export interface TraceFilter {
   /** created_at bounds, ISO timestamps or dates (inclusive from, exclusive to). */
   readonly from?: string;
   readonly to?: string;
+  /** Only traces whose id starts with this (hex digits, and dashes where a UUID has them). */
+  readonly idPrefix?: string;
+}
+
+const UUID_FLOOR = '00000000-0000-0000-0000-000000000000';
+const UUID_CEILING = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/**
+ * The ids a trace-id prefix stands for, as the inclusive range from the lowest to the highest UUID
+ * with that prefix: both stores keep ids lower-case, so the range is read through the id's own index.
+ */
+export function idRangeOf(prefix: string): { readonly from: string; readonly to: string } {
+  const text = prefix.toLowerCase();
+  if (text.length > UUID_FLOOR.length || !/^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/u.test(text + UUID_FLOOR.slice(text.length))) {
+    throw new CitetraceError('BAD_INPUT', `${prefix} cannot begin a trace id (a UUID)`);
+  }
+  return { from: text + UUID_FLOOR.slice(text.length), to: text + UUID_CEILING.slice(text.length) };
 }
 
 /** A recorded retention purge: every trace it tombstoned carries its `purged_at` and was created before `before`. */
