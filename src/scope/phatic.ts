@@ -2,7 +2,7 @@
  * A message that asks nothing: every word of it belongs to a greeting, a thanks or an acknowledgement
  * ("hi", "hello there", "thank you so much!", "ok thanks", "good morning"). A fixed grammar, closed
  * by design (docs/scope-routing.md, session 30): farewells ("bye", "goodbye", "take care"),
- * apologies, "no", distress interjections ("ugh", "help") and every other word are absent on
+ * apologies, "no", distress interjections ("ugh", "help" alone) and every other word are absent on
  * purpose, so a message holding one is the classifiers' to route; a farewell that asks nothing is
  * what a goodbye act looks like.
  */
@@ -15,7 +15,8 @@ const HEADS = [
   'thanks', 'thank you', 'thankyou', 'thanx', 'thx', 'ty', 'tysm', 'cheers', 'much appreciated', 'appreciate it', 'appreciated',
   // acknowledgements
   'ok', 'okay', 'okey', 'k', 'kk', 'alright', 'all right', 'got it', 'gotcha', 'sounds good', 'great', 'cool', 'perfect', 'awesome',
-  'nice', 'yes', 'yeah', 'yep', 'yup', 'sure',
+  'nice', 'yes', 'yeah', 'yep', 'yup', 'sure', 'understood', 'makes sense', 'that makes sense',
+  'that helps', 'that helped', 'this helps', 'this helped', 'that was helpful', 'very helpful', 'helpful',
 ] as const;
 
 /** Words that may stand beside a formula ("hi there", "thanks so much", "thanks again, everyone") but never alone. */
