@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { askedPeriods, dayExclusion, periodExclusion } from '../src/policy/index.js';
+import { askedPeriods, dayExclusion, namesAskedDay, periodExclusion } from '../src/policy/index.js';
 import { US_HOLIDAY_NAMES } from '../src/policy/period.js';
 import { demoRuntime } from './helpers.js';
 
@@ -125,6 +125,21 @@ describe('holidays and the table rows about a day', () => {
     expect(dayExclusion(sentence('Starting January 4, 2027, Harbor is also open on Thanksgiving.'), christmasEve, TODAY)).toBeNull();
     // No day asked: the judge decides.
     expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), [], TODAY)).toBeNull();
+  });
+
+  it('tells a unit about an asked day from one naming no day or another day', () => {
+    const christmasEve = askedPeriods('are you open christmas eve?', TODAY);
+    const sentence = (text: string) => ({ ...row(text), kind: 'sentence' as const });
+    for (const about of ['Date: Thursday, December 24, 2026; Harbor: 8 am–noon', 'Holiday: Christmas Eve; Hours: 8–12', 'Dates: Dec 24 – Jan 1; Hours: reduced']) {
+      expect(namesAskedDay(row(about), christmasEve, TODAY), about).toBe(true);
+    }
+    expect(namesAskedDay(sentence('Clinics close at noon on Christmas Eve and New Year\'s Eve.'), christmasEve, TODAY)).toBe(true);
+    for (const other of ["Date: Thursday, December 31, 2026; Holiday: New Year's Eve; Harbor: 8 am–noon", 'Day: Saturday; Hours: 9–1', 'Site: Harbor; Friday: 8 am – 5 pm']) {
+      expect(namesAskedDay(row(other), christmasEve, TODAY), other).toBe(false);
+    }
+    // A sentence with a calendar date may say when a rule takes effect: not read as a day it is about.
+    expect(namesAskedDay(sentence('We close at noon on December 24.'), christmasEve, TODAY)).toBe(false);
+    expect(namesAskedDay(row('Holiday: Christmas Eve; Hours: 8–12'), [], TODAY)).toBe(false);
   });
 
   it('every holiday of the calendar, asked by its name on any day, is that holiday within half the longest gap between two of its occurrences (property)', () => {

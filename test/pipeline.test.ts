@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Generator, GenerateRequest, Draft } from '../src/generate/index.js';
@@ -8,7 +9,7 @@ import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 import { SCOPE_MODEL } from '../src/scope/index.js';
 import { shippedInjectionDetector } from '../src/policy/index.js';
 import { DEFAULT_BEYOND_K_THRESHOLD } from '../src/config/index.js';
-import { assistantOver, demoRuntime, realEmbedder, tempDir } from './helpers.js';
+import { assistantOver, copyCorpus, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 import { CitetraceError } from '../src/domain/index.js';
 import type { Embedder } from '../src/embed/index.js';
 import { formatTrace } from '../src/cli/format.js';
@@ -305,3 +306,44 @@ describe('the pipeline, outcome by outcome', () => {
     await expect(ask('x'.repeat(10_001))).rejects.toMatchObject({ code: 'BAD_INPUT' });
   });
 });
+
+describe('a question about a day', () => {
+  let runtime: Runtime;
+  beforeAll(async () => {
+    const corpus = await copyCorpus();
+    await writeFile(
+      path.join(corpus, 'lab', 'lab-holiday-hours.md'),
+      [
+        '---',
+        'source_id: lab-holiday-hours',
+        'title: Lab holiday hours 2026',
+        'status: approved',
+        'effective_date: 2026-10-15',
+        'version: 2026-10-15',
+        'owner: lab-operations',
+        'audience: [patient, staff]',
+        '---',
+        '| Date | Harbor Clinic lab | Eastside Clinic lab |',
+        '|---|---|---|',
+        '| Thursday, December 24, 2026 | 7 am – 10 am | Closed |',
+        '| Thursday, December 31, 2026 | 7 am – noon | 7 am – noon |',
+        '',
+      ].join('\n'),
+    );
+    ({ runtime } = await demoRuntime({ corpus }));
+  }, 120_000);
+  afterAll(async () => {
+    await runtime.close();
+  });
+
+  it('is answered from the unit that states that day, wherever its passage ranked, and the trace says so', async () => {
+    const trace = await runtime.assistant.ask({ question: 'Can I get blood drawn at the Harbor lab on Christmas Eve?', role: 'patient' });
+    expect(trace.question_analysis?.periods).toEqual([{ text: 'christmas eve', from: '2026-12-24', to: '2026-12-24' }]);
+    expect(trace.outcome).toBe('answer');
+    expect(trace.answer).toMatch(/December 24, 2026.*7 am – 10 am/u);
+    expect(trace.answer).not.toMatch(/December 31/u);
+    expect(trace.detail).toMatch(/^a question about "christmas eve", answered from the unit of S\d+ that states that day$/u);
+    expect(trace.citations.map((c) => c.source_id)).toEqual(['lab-holiday-hours']);
+  });
+});
+

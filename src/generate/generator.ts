@@ -6,8 +6,8 @@ export interface UnitRef {
   readonly label: string;
   readonly start: number;
   readonly end: number;
-  /** The page title or heading that says whose rule the unit is (it names the site). */
-  readonly lead: string;
+  /** The page title or heading that says whose rule the unit is (it names the site); none when the unit says it itself. */
+  readonly lead?: string;
 }
 
 export interface GenerateRequest {

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -315,7 +315,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // A question about every site best answered by a row with a column per site is not asked which site (below), so
         // the row is what the answer quotes, wherever its passage ranked.
         const row = everyValueRow(answering);
-        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: row === null ? [] : [row.label] });
+        // A question about a day (Christmas Eve) is answered by the unit that states that day (the holiday table's row for
+        // December 24), wherever its passage ranked: the site's regular pages outrank it by words and meaning alike.
+        const dated = row === null ? (support.units.find((u) => answers(support, u) && namesAskedDay(u, periods, asOf)) ?? null) : null;
+        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: row !== null ? [row.label] : dated !== null ? [dated.label] : [] });
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
@@ -353,7 +356,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             passages: offered,
             support,
             ...(each === null
-              ? {}
+              ? dated === null
+                ? {}
+                : { quote: [{ label: dated.label, start: dated.start, end: dated.end }] }
               : {
                   quote: each.quoted.flatMap(({ candidate, value }) => {
                     const p = offered.find((o) => o.label === candidate.label);
@@ -372,7 +377,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           answer: generated.sentences.map((s) => s.text).join(' '),
           sentences: generated.sentences,
           citations: generated.citations.map((c) => reviewed(c, labeled, asOf)),
-          detail: each === null ? null : `a question about every ${each.entityType}, answered ${each.entityType} by ${each.entityType}: ${each.quoted.map((q) => `${q.candidate.label} ${q.value ?? 'system-wide'}`).join(', ')}`,
+          detail: each === null
+            ? dated === null
+              ? null
+              : `a question about ${periods.map((p) => `"${p.text}"`).join(', ')}, answered from the unit of ${dated.label} that states that day`
+            : `a question about every ${each.entityType}, answered ${each.entityType} by ${each.entityType}: ${each.quoted.map((q) => `${q.candidate.label} ${q.value ?? 'system-wide'}`).join(', ')}`,
           rejected: generated.rejected,
           generation: generated.generation,
         };

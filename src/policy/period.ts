@@ -233,6 +233,16 @@ function daysOf(unit: Unit, asOf: IsoDate): AskedPeriod[] {
 const stated = boundedMemo<readonly AskedPeriod[]>(20_000);
 const statedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] => stated(`${asOf}\u0000${unit.kind}\u0000${unit.text}`, () => daysOf(unit, asOf));
 
+const overlapsAsked = (stated: readonly AskedPeriod[], periods: readonly AskedPeriod[]): boolean => stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
+
+/**
+ * Whether a unit is about a day the question asks about: a row's date or holiday cell, or a holiday a
+ * sentence names, inside an asked period ("Date: Thursday, December 24, 2026; …" for "christmas eve").
+ */
+export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
+  return periods.length > 0 && overlapsAsked(statedDays(unit, asOf), periods);
+}
+
 /**
  * Why a unit cannot answer for the days asked, or null: it is about other calendar days than any
  * asked ("Date: December 31 (New Year's Eve)", or "closed on Thanksgiving and Christmas Day", for a
@@ -242,9 +252,7 @@ const statedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] => stated
 export function dayExclusion(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): string | null {
   if (periods.length === 0) return null;
   const stated = statedDays(unit, asOf);
-  if (stated.length === 0) return null;
-  const overlaps = stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
-  if (overlaps) return null;
+  if (stated.length === 0 || overlapsAsked(stated, periods)) return null;
   const span = (p: AskedPeriod): string => (p.from === p.to ? p.from : `${p.from}..${p.to}`);
   return `about ${stated.map(span).join(', ')}; asked about ${periods.map((p) => `${span(p)} ("${p.text}")`).join(', ')}`;
 }
