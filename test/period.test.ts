@@ -140,6 +140,8 @@ describe('holidays and the table rows about a day', () => {
     // A sentence with a calendar date may say when a rule takes effect: not read as a day it is about.
     expect(namesAskedDay(sentence('We close at noon on December 24.'), christmasEve, TODAY)).toBe(false);
     expect(namesAskedDay(row('Holiday: Christmas Eve; Hours: 8–12'), [], TODAY)).toBe(false);
+    // A day inside a longer period asked about is not the period: "in december" is not Christmas Eve.
+    expect(namesAskedDay(row('Date: Thursday, December 24, 2026; Harbor: 8 am–noon'), askedPeriods('what are your saturday hours in december', TODAY), TODAY)).toBe(false);
   });
 
   it('every holiday of the calendar, asked by its name on any day, is that holiday within half the longest gap between two of its occurrences (property)', () => {

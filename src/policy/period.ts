@@ -236,11 +236,13 @@ const statedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] => stated
 const overlapsAsked = (stated: readonly AskedPeriod[], periods: readonly AskedPeriod[]): boolean => stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
 
 /**
- * Whether a unit is about a day the question asks about: a row's date or holiday cell, or a holiday a
- * sentence names, inside an asked period ("Date: Thursday, December 24, 2026; …" for "christmas eve").
+ * Whether a unit is about the very days the question asks about: each asked period lies inside a day
+ * or span it states (a row's date or holiday cell, or a holiday a sentence names): "Date: Thursday,
+ * December 24, 2026; …" for "christmas eve", not one day of November for "in november".
  */
 export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
-  return periods.length > 0 && overlapsAsked(statedDays(unit, asOf), periods);
+  const stated = statedDays(unit, asOf);
+  return periods.length > 0 && periods.every((p) => stated.some((s) => s.from <= p.from && p.to <= s.to));
 }
 
 /**
