@@ -137,8 +137,9 @@ describe('holidays and the table rows about a day', () => {
     for (const other of ["Date: Thursday, December 31, 2026; Holiday: New Year's Eve; Harbor: 8 am–noon", 'Day: Saturday; Hours: 9–1', 'Site: Harbor; Friday: 8 am – 5 pm']) {
       expect(namesAskedDay(row(other), christmasEve, TODAY), other).toBe(false);
     }
-    // A sentence with a calendar date may say when a rule takes effect: not read as a day it is about.
-    expect(namesAskedDay(sentence('We close at noon on December 24.'), christmasEve, TODAY)).toBe(false);
+    // A sentence's calendar date is read too (though never to set a unit aside: dayExclusion keeps it for the judge).
+    expect(namesAskedDay(sentence('We close at noon on December 24.'), christmasEve, TODAY)).toBe(true);
+    expect(namesAskedDay(sentence('We close at noon on December 31.'), christmasEve, TODAY)).toBe(false);
     expect(namesAskedDay(row('Holiday: Christmas Eve; Hours: 8–12'), [], TODAY)).toBe(false);
     // A day inside a longer period asked about is not the period: "in december" is not Christmas Eve.
     expect(namesAskedDay(row('Date: Thursday, December 24, 2026; Harbor: 8 am–noon'), askedPeriods('what are your saturday hours in december', TODAY), TODAY)).toBe(false);

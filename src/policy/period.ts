@@ -236,12 +236,21 @@ const statedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] => stated
 const overlapsAsked = (stated: readonly AskedPeriod[], periods: readonly AskedPeriod[]): boolean => stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
 
 /**
+ * The days a unit states, read to prefer it rather than to set it aside: `daysOf`, and a sentence's
+ * calendar dates too ("All clinics are closed on Monday, January 18, 2027."): a date that may say when
+ * a rule takes effect is no reason to exclude a unit, but one naming the very day asked is about it.
+ */
+const mentioned = boundedMemo<readonly AskedPeriod[]>(20_000);
+const mentionedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] =>
+  unit.kind === 'row' ? statedDays(unit, asOf) : mentioned(`${asOf}\u0000${unit.kind}\u0000${unit.text}`, () => [...calendarDates(unit.text, asOf), ...holidayPeriods(unit.text, asOf, [])]);
+
+/**
  * Whether a unit is about the very days the question asks about: each asked period lies inside a day
- * or span it states (a row's date or holiday cell, or a holiday a sentence names): "Date: Thursday,
- * December 24, 2026; …" for "christmas eve", not one day of November for "in november".
+ * or span it states (a row's date or holiday cell, a date or holiday a sentence names): "Date:
+ * Thursday, December 24, 2026; …" for "christmas eve", not one day of November for "in november".
  */
 export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
-  const stated = statedDays(unit, asOf);
+  const stated = mentionedDays(unit, asOf);
   return periods.length > 0 && periods.every((p) => stated.some((s) => s.from <= p.from && p.to <= s.to));
 }
 
