@@ -66,6 +66,16 @@ describe('the pipeline, outcome by outcome', () => {
     expect(formatTrace(overdue)).toMatch(/\[S\d+\] billing-contact, version .*, revision .* \(stale: review was due 2026-09-30\)/u);
   });
 
+  it('answers a question about a holiday from the sentence that states its date, wherever its passage ranked', async () => {
+    const trace = await ask('Are you open on MLK Day?');
+    expect(trace.question_analysis?.periods).toEqual([{ text: 'martin luther king day', from: '2027-01-18', to: '2027-01-18' }]);
+    expect(trace.outcome).toBe('answer');
+    expect(trace.answer).toMatch(/^All Maple Valley Health clinics are closed on Monday, January 18, 2027\. \[S\d+\]$/u);
+    expect(trace.detail).toMatch(/that states that day$/u);
+    // The day's sentence, not a neighbour about reopening, for New Year's Day.
+    expect((await ask('is the clinic open on new years day?')).answer).toMatch(/closed on Friday, January 1, 2027/u);
+  });
+
   it('abstains with NO_SUPPORT and the appointment channel when the corpus does not answer', async () => {
     for (const question of ['Do you offer valet parking for helicopters?', 'Can I pay my bill in bitcoin?']) {
       const trace = await ask(question);
