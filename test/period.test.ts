@@ -100,6 +100,10 @@ describe('holidays and the table rows about a day', () => {
     expect(of('open next thanksgiving?')).toEqual([['2027-11-25', '2027-11-25']]);
     expect(of('open next new years eve?')).toEqual([['2026-12-31', '2026-12-31']]);
     expect(of('what are the hours the day after thanksgiving next year?')).toContainEqual(['2027-11-26', '2027-11-26']);
+    // A weekday said as a habit asks for the rule of every such day; said as a day, it is the coming one.
+    for (const habit of ['what are your saturday hours', 'what time does harbor close on a normal saturday?', 'can i come in on a saturday', 'any saturday walk-ins?']) expect(of(habit), habit).toEqual([]);
+    expect(of('is the lab open saturday')).toHaveLength(1);
+    expect(of('is harbor open this saturday morning?')).toHaveLength(1);
     // Words that are holidays only with "day": labor and delivery is a unit, not Labor Day.
     expect(of('is labor and delivery open at night?')).toEqual([]);
   });

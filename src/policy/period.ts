@@ -176,6 +176,20 @@ function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPerio
   return out;
 }
 
+/** A weekday alone, as chrono reads "saturday" (the coming one). */
+const BARE_WEEKDAY = /^(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?$/iu;
+/** Words that make a weekday a habit: "on a saturday", "a normal saturday", "any saturday"; "saturday hours". */
+const HABIT_BEFORE = /\b(?:a|any|normal|regular|typical|usual|ordinary)\s+$/iu;
+const HABIT_AFTER = /^\s+(?:hours?|schedule)\b/iu;
+
+/**
+ * Whether a weekday is said as a habit, not as a day: "saturday hours?", "close on a normal saturday"
+ * ask for the rule of every such day, not for the coming one ("this saturday", "on saturday" are days).
+ */
+function habitualWeekday(question: string, at: number, text: string): boolean {
+  return BARE_WEEKDAY.test(text) && (HABIT_BEFORE.test(question.slice(0, at)) || HABIT_AFTER.test(question.slice(at + text.length)));
+}
+
 /**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
  * whole year, as precisely as it was said, and holidays by name. When the message asks something
@@ -189,6 +203,7 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   // A date said without its year ("on March 3", "this Saturday") is the next one: patients ask about visits ahead.
   for (const result of parser.parse(question, reference, { forwardDate: true })) {
     if (result.tags().has('result/relativeDate') && (DURATION.test(result.text) || UNITS_ONLY.test(result.text))) continue;
+    if (habitualWeekday(question, result.index, result.text)) continue;
     const start = result.start;
     const [y, m, d] = [start.get('year') ?? 0, start.get('month') ?? 1, start.get('day') ?? 1];
     if (start.isCertain('day') || start.isCertain('weekday')) out.push({ text: result.text, from: iso(y, m, d), to: iso(y, m, d) });
