@@ -318,7 +318,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // A question about a day (Christmas Eve) is answered by the unit that states that day (the holiday table's row for
         // December 24), wherever its passage ranked: the site's regular pages outrank it by words and meaning alike.
         const dated = row === null ? (support.units.find((u) => answers(support, u) && namesAskedDay(u, periods, asOf)) ?? null) : null;
-        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: row !== null ? [row.label] : dated !== null ? [dated.label] : [] });
+        const must = row ?? dated;
+        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: must === null ? [] : [must.label] });
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
@@ -345,6 +346,20 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
 
+        // What the answer must quote, and why: each site's unit for a question about every site, else the asked day's unit.
+        const quoting =
+          each !== null
+            ? {
+                quote: each.quoted.flatMap(({ candidate, value }) => {
+                  const p = offered.find((o) => o.label === candidate.label);
+                  return p === undefined ? [] : [{ label: candidate.label, start: candidate.start, end: candidate.end, lead: quoteLead({ title: p.revision.title, headings: p.passage.headings }, each.entityType, value, deps.assistant) }];
+                }),
+                detail: `a question about every ${each.entityType}, answered ${each.entityType} by ${each.entityType}: ${each.quoted.map((q) => `${q.candidate.label} ${q.value ?? 'system-wide'}`).join(', ')}`,
+              }
+            : dated !== null
+              ? { quote: [{ label: dated.label, start: dated.start, end: dated.end }], detail: `a question about ${periods.map((p) => `"${p.text}"`).join(', ')}, answered from the unit of ${dated.label} that states that day` }
+              : null;
+
         // The generator phrases, the judge decides.
         const offeredLabels = new Set(offered.map((p) => p.label));
         retrieved = retrieved.map((r) => (offeredLabels.has(r.label) ? { ...r, offered: true } : r));
@@ -355,16 +370,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             analysis,
             passages: offered,
             support,
-            ...(each === null
-              ? dated === null
-                ? {}
-                : { quote: [{ label: dated.label, start: dated.start, end: dated.end }] }
-              : {
-                  quote: each.quoted.flatMap(({ candidate, value }) => {
-                    const p = offered.find((o) => o.label === candidate.label);
-                    return p === undefined ? [] : [{ label: candidate.label, start: candidate.start, end: candidate.end, lead: quoteLead({ title: p.revision.title, headings: p.passage.headings }, each.entityType, value, deps.assistant) }];
-                  }),
-                }),
+            ...(quoting === null ? {} : { quote: quoting.quote }),
             ...(request.signal ? { signal: request.signal } : {}),
           },
           root,
@@ -377,11 +383,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           answer: generated.sentences.map((s) => s.text).join(' '),
           sentences: generated.sentences,
           citations: generated.citations.map((c) => reviewed(c, labeled, asOf)),
-          detail: each === null
-            ? dated === null
-              ? null
-              : `a question about ${periods.map((p) => `"${p.text}"`).join(', ')}, answered from the unit of ${dated.label} that states that day`
-            : `a question about every ${each.entityType}, answered ${each.entityType} by ${each.entityType}: ${each.quoted.map((q) => `${q.candidate.label} ${q.value ?? 'system-wide'}`).join(', ')}`,
+          detail: quoting?.detail ?? null,
           rejected: generated.rejected,
           generation: generated.generation,
         };

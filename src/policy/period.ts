@@ -229,35 +229,38 @@ function calendarDates(text: string, asOf: IsoDate): AskedPeriod[] {
   });
 }
 
-/**
- * The calendar days a unit is about. A table row: its cells that name a date ("Thursday, December
- * 24, 2026", "Dec 24 – Jan 1") or a holiday ("New Year's Eve"). A sentence, list item or FAQ answer:
- * the holidays it names ("the scheduling line is closed on Thanksgiving, Christmas Day and New
- * Year's Day"), when it names no calendar date; a sentence with a date may be about when a rule
- * takes effect, which is the revision checks' business, not a day the rule is about.
- */
-function daysOf(unit: Unit, asOf: IsoDate): AskedPeriod[] {
-  if (unit.kind !== 'row') return calendarDates(unit.text, asOf).length > 0 ? [] : holidayPeriods(unit.text, asOf, []);
-  return unit.text.split('; ').flatMap((cell) => {
+/** The days a unit names: a table row's date and holiday cells; a sentence's calendar dates and holidays, apart. */
+interface NamedDays {
+  readonly dates: readonly AskedPeriod[];
+  readonly holidays: readonly AskedPeriod[];
+}
+
+function namedDays(unit: Unit, asOf: IsoDate): NamedDays {
+  if (unit.kind !== 'row') return { dates: calendarDates(unit.text, asOf), holidays: holidayPeriods(unit.text, asOf, []) };
+  const cells = unit.text.split('; ').flatMap((cell) => {
     const value = cell.slice(cell.indexOf(': ') + 2);
     return [...calendarDates(value, asOf), ...holidayPeriods(value, asOf, [])];
   });
+  return { dates: cells, holidays: [] };
 }
 
-/** daysOf, remembered: passages come back question after question, and parsing dates is most of the check's cost. */
-const stated = boundedMemo<readonly AskedPeriod[]>(20_000);
-const statedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] => stated(`${asOf}\u0000${unit.kind}\u0000${unit.text}`, () => daysOf(unit, asOf));
-
-const overlapsAsked = (stated: readonly AskedPeriod[], periods: readonly AskedPeriod[]): boolean => stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
+/** namedDays, remembered: passages come back question after question, and parsing dates is most of the checks' cost. */
+const named = boundedMemo<NamedDays>(20_000);
+const namedDaysOf = (unit: Unit, asOf: IsoDate): NamedDays => named(`${asOf}\u0000${unit.kind}\u0000${unit.text}`, () => namedDays(unit, asOf));
 
 /**
- * The days a unit states, read to prefer it rather than to set it aside: `daysOf`, and a sentence's
- * calendar dates too ("All clinics are closed on Monday, January 18, 2027."): a date that may say when
- * a rule takes effect is no reason to exclude a unit, but one naming the very day asked is about it.
+ * The calendar days a unit is about, to set it aside. A table row: its cells that name a date ("Thursday,
+ * December 24, 2026", "Dec 24 – Jan 1") or a holiday ("New Year's Eve"). A sentence, list item or FAQ
+ * answer: the holidays it names ("the scheduling line is closed on Thanksgiving, Christmas Day and New
+ * Year's Day"), when it names no calendar date; a sentence with a date may be about when a rule takes
+ * effect, which is the revision checks' business, not a day the rule is about.
  */
-const mentioned = boundedMemo<readonly AskedPeriod[]>(20_000);
-const mentionedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] =>
-  unit.kind === 'row' ? statedDays(unit, asOf) : mentioned(`${asOf}\u0000${unit.kind}\u0000${unit.text}`, () => [...calendarDates(unit.text, asOf), ...holidayPeriods(unit.text, asOf, [])]);
+function statedDays(unit: Unit, asOf: IsoDate): readonly AskedPeriod[] {
+  const { dates, holidays } = namedDaysOf(unit, asOf);
+  return dates.length > 0 && unit.kind !== 'row' ? [] : [...dates, ...holidays];
+}
+
+const overlapsAsked = (stated: readonly AskedPeriod[], periods: readonly AskedPeriod[]): boolean => stated.some((s) => periods.some((p) => s.from <= p.to && p.from <= s.to));
 
 /**
  * Whether a unit is about the very days the question asks about: each asked period lies inside a day
@@ -265,8 +268,12 @@ const mentionedDays = (unit: Unit, asOf: IsoDate): readonly AskedPeriod[] =>
  * Thursday, December 24, 2026; …" for "christmas eve", not one day of November for "in november".
  */
 export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
-  const stated = mentionedDays(unit, asOf);
-  return periods.length > 0 && periods.every((p) => stated.some((s) => s.from <= p.from && p.to <= s.to));
+  if (periods.length === 0) return false;
+  // Every date a unit names counts here, a sentence's too: a date is no reason to set a unit aside, but one
+  // naming the very day asked ("All clinics are closed on Monday, January 18, 2027.") is about it.
+  const { dates, holidays } = namedDaysOf(unit, asOf);
+  const days = [...dates, ...holidays];
+  return periods.every((p) => days.some((s) => s.from <= p.from && p.to <= s.to));
 }
 
 /**
