@@ -96,9 +96,22 @@ const addressedExclusion = (score: number, injection: InjectionDetector): string
 function preselect(question: string, candidates: readonly { readonly terms: ReadonlySet<string>; readonly rank: number }[], max: number): ReadonlySet<number> {
   if (candidates.length <= max) return new Set(candidates.map((_, i) => i));
   const asked = [...new Set(contentTerms(question))];
-  const overlap = candidates.map(({ terms }) => asked.filter((t) => terms.has(t) || (t.length >= 4 && [...terms].some((u) => withinOneEdit(t, u)))).length);
+  // Each asked word's typo neighbours among all the candidates' words, found once rather than per unit.
+  const vocabulary = new Set(candidates.flatMap(({ terms }) => [...terms]));
+  const near = asked.map((t) => (t.length >= 4 ? [...vocabulary].filter((u) => withinOneEdit(t, u)) : [t]));
+  const overlap = candidates.map(({ terms }) => near.filter((us) => us.some((u) => terms.has(u))).length);
   const order = candidates.map((_, i) => i).sort((a, b) => (overlap[b] ?? 0) - (overlap[a] ?? 0) || (candidates[a]?.rank ?? 0) - (candidates[b]?.rank ?? 0) || a - b);
   return new Set(order.slice(0, max));
+}
+
+/**
+ * A unit with what judging it found, built whole: on Node 20 `{ ...unit, label, rank, … }` costs about a microsecond
+ * per field added (`npx tsx bench/object-spread.ts`), and every unit of every candidate passage gets one.
+ */
+function judgedUnit(unit: Unit, found: Omit<JudgedUnit, keyof Unit>): JudgedUnit {
+  const { kind, text, start, end, cells } = unit;
+  const { label, rank, named, excluded, score } = found;
+  return cells === undefined ? { kind, text, start, end, label, rank, named, excluded, score } : { kind, text, start, end, cells, label, rank, named, excluded, score };
 }
 
 /**
@@ -129,7 +142,10 @@ export async function judgeSupport(options: {
   const candidates = options.passages.flatMap((p, rank) => {
     const whole = options.passageExclusion?.(p) ?? null;
     return drawnUnits(p, assistant, injection).map((d) => ({
-      ...d,
+      unit: d.unit,
+      text: d.text,
+      terms: d.terms,
+      named: d.named,
       label: p.label,
       rank,
       excluded: whole ?? addressedExclusion(d.addressed, injection) ?? exclusion(d.named, options.mentioned, assistant) ?? options.unitExclusion?.(d.unit, d.text) ?? null,
@@ -140,7 +156,7 @@ export async function judgeSupport(options: {
   const judgedIndexes = eligible.filter((_, j) => chosen.has(j));
   const scores = await judge.score(question, judgedIndexes.map((i) => candidates[i]?.text ?? ''));
   const scoreOf = new Map(judgedIndexes.map((i, j) => [i, scores[j] ?? 0]));
-  const units: JudgedUnit[] = candidates.map((c, i) => ({ ...c.unit, label: c.label, rank: c.rank, named: c.named, excluded: c.excluded, score: scoreOf.get(i) ?? null }));
+  const units = candidates.map((c, i) => judgedUnit(c.unit, { label: c.label, rank: c.rank, named: c.named, excluded: c.excluded, score: scoreOf.get(i) ?? null }));
   const decision = { judge: { model: judge.modelId, sha256: judge.sha256, threshold: judge.threshold } };
   // The judge decides which units answer, and the answering unit it scores highest comes first (the
   // cascade's averaged logits rank answers: docs/support-judge.md, candidate O'; one judge's scores,

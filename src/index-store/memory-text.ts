@@ -68,10 +68,17 @@ export interface MemoryTextSearch {
   search(request: { readonly query: string; readonly allowed: ReadonlySet<string>; readonly limit: number }): readonly { readonly passage: Passage; readonly score: number }[];
 }
 
-/** Postings of one term: passage positions in table order and the term's count in each. */
+/** Postings of one term while they are gathered: passage positions in table order and the term's count in each. */
 interface Postings {
   readonly docs: number[];
   readonly counts: number[];
+}
+
+/** Postings of one term once the snapshot is read: each passage's share of the score, computed when the structure is built. */
+interface Impacts {
+  readonly docs: Int32Array;
+  /** idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / mean)), the same expression, in the same order, as a search would compute it. */
+  readonly impacts: Float64Array;
 }
 
 /** The BM25 structure of every passage of one snapshot, in table order; read-only once built. */
@@ -95,6 +102,17 @@ export function createMemoryTextSearch(rows: readonly TextRow[]): MemoryTextSear
   const n = rows.length;
   const mean = n === 0 ? 0 : total / n;
   const norms = lengths.map((length) => K1 * (1 - B + (B * length) / mean));
+  const impactsOf = new Map<string, Impacts>();
+  for (const [term, p] of postings) {
+    const idf = Math.log(1 + (n - p.docs.length + 0.5) / (p.docs.length + 0.5));
+    const impacts = new Float64Array(p.docs.length);
+    p.docs.forEach((doc, i) => {
+      const tf = p.counts[i] as number;
+      impacts[i] = (idf * tf * (K1 + 1)) / (tf + (norms[doc] as number));
+    });
+    impactsOf.set(term, { docs: Int32Array.from(p.docs), impacts });
+  }
+  postings.clear();
   // Which passages a set of allowed revisions lets through, per set (the retriever keeps one set per scope).
   const masks = new WeakMap<ReadonlySet<string>, Uint8Array>();
   const maskOf = (allowed: ReadonlySet<string>): Uint8Array => {
@@ -108,26 +126,28 @@ export function createMemoryTextSearch(rows: readonly TextRow[]): MemoryTextSear
     }
     return mask;
   };
+  // One score per passage, zero except while a search runs (a search is synchronous, so one array serves every search).
+  const scores = new Float64Array(n);
   return {
     size: n,
     search({ query, allowed, limit }) {
       if (limit <= 0) return [];
       const mask = maskOf(allowed);
-      const scores = new Float64Array(n);
       const touched: number[] = [];
       for (const term of new Set(analyze(query))) {
-        const p = postings.get(term);
+        const p = impactsOf.get(term);
         if (p === undefined) continue;
-        const idf = Math.log(1 + (n - p.docs.length + 0.5) / (p.docs.length + 0.5));
-        for (let i = 0; i < p.docs.length; i += 1) {
-          const doc = p.docs[i] as number;
+        const { docs, impacts } = p;
+        for (let i = 0; i < docs.length; i += 1) {
+          const doc = docs[i] as number;
           if (mask[doc] === 0) continue;
-          const tf = p.counts[i] as number;
           if (scores[doc] === 0) touched.push(doc);
-          scores[doc] = (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + (norms[doc] as number));
+          scores[doc] = (scores[doc] as number) + (impacts[i] as number);
         }
       }
-      return bestOf(touched, scores, limit).map((doc) => ({ passage: (rows[doc] as TextRow).passage, score: scores[doc] as number }));
+      const best = bestOf(touched, scores, limit).map((doc) => ({ passage: (rows[doc] as TextRow).passage, score: scores[doc] as number }));
+      for (const doc of touched) scores[doc] = 0;
+      return best;
     },
   };
 }

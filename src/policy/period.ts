@@ -121,7 +121,7 @@ interface HolidayName {
   /** The name as it may be said, with "the day after" or "the day before" in front and a year after it if so. */
   readonly said: RegExp;
 }
-const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(US_HOLIDAY_NAMES.map(holidayKey))]
+const HOLIDAY_SAYINGS = [...new Set(US_HOLIDAY_NAMES.map(holidayKey))]
   .map((key) => {
     // The key without a trailing "day", which may or must follow.
     const core = key.replace(/ day$/u, '');
@@ -130,8 +130,10 @@ const HOLIDAY_NAMES: readonly HolidayName[] = [...new Set(US_HOLIDAY_NAMES.map(h
     // "last" or "next" before the name picks the one before or after the asking day ("were you closed last christmas?").
     return { key, core, said: new RegExp(String.raw`(?:\b(last|this past|next|this coming) )?(?:\b(?:the )?day (after|before) )?\b${core}${day}\b(?:,? (?:of |in )?((?:19|20)\d{2})\b)?`, 'gu') };
   })
-  .sort((a, b) => b.core.length - a.core.length)
-  .map(({ key, said }) => ({ key, said }));
+  .sort((a, b) => b.core.length - a.core.length);
+const HOLIDAY_NAMES: readonly HolidayName[] = HOLIDAY_SAYINGS.map(({ key, said }) => ({ key, said }));
+/** Every name's core at a word's start: a text without one names no holiday, and its patterns need not run. */
+const ANY_HOLIDAY = new RegExp(String.raw`\b(?:${HOLIDAY_SAYINGS.map(({ core }) => core).join('|')})`, 'u');
 
 /** Each year's holiday dates by key, computed once per year (date-holidays evaluates its rules on every call). */
 const holidaysOfYear = new Map<number, ReadonlyMap<string, IsoDate>>();
@@ -153,6 +155,7 @@ const shiftDays = (day: IsoDate, days: number): IsoDate => new Date(Date.parse(`
  */
 function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPeriod[]): AskedPeriod[] {
   let rest = ALIASES.reduce((t, [pattern, key]) => t.replace(pattern, key), holidayKey(text));
+  if (!ANY_HOLIDAY.test(rest)) return [];
   const out: AskedPeriod[] = [];
   const now = Number(asOf.slice(0, 4));
   const distance = (day: IsoDate): number => Math.abs(Date.parse(day) - Date.parse(asOf));

@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 import type { z } from 'zod';
-import type { UrgentClassSchema } from '../domain/index.js';
+import { boundedMemo, type UrgentClassSchema } from '../domain/index.js';
 
 /**
  * The safety floor: a short, audited list of phrases that mean an emergency or a mental-health
@@ -44,6 +44,9 @@ export const DEFAULT_FLOOR: readonly FloorPhrase[] = [
   { phrase: 'anaphylactic', routesTo: 'emergency' },
 ];
 
+/** Stems by word: messages are made of a few thousand everyday words, stemmed once each. */
+const stemOf = boundedMemo<string>(50_000);
+
 /** Words as the floor reads them: lower case, apostrophes dropped ("can't" -> "cant"), "my self" joined. */
 function floorTokens(text: string): string[] {
   const words = text
@@ -54,7 +57,7 @@ function floorTokens(text: string): string[] {
     .replace(/\bcannot\b/gu, 'cant')
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 0);
-  return words.map((w) => stemmer(w));
+  return words.map((w) => stemOf(w, () => stemmer(w)));
 }
 
 /**
@@ -83,16 +86,25 @@ export interface SafetyFloor {
 export function createSafetyFloor(extra: readonly FloorPhrase[] = []): SafetyFloor {
   const phrases = [...DEFAULT_FLOOR, ...extra];
   const compiled = phrases.flatMap((p) => compile(p.phrase).map((sequence) => ({ ...p, sequence })));
+  // The sequences by their first token, so one pass over the text finds every candidate position.
+  const startingWith = new Map<string, number[]>();
+  compiled.forEach(({ sequence }, k) => {
+    const first = sequence[0] ?? '';
+    startingWith.set(first, [...(startingWith.get(first) ?? []), k]);
+  });
   return {
     phrases,
     match(text) {
       const tokens = floorTokens(text);
-      for (const { phrase, routesTo, sequence } of compiled) {
-        for (let i = 0; i + sequence.length <= tokens.length; i += 1) {
-          if (sequence.every((token, j) => tokens[i + j] === token)) return { phrase, routesTo };
+      // The first phrase in the list's order that occurs anywhere, as if each were searched in turn.
+      let first = compiled.length;
+      tokens.forEach((token, i) => {
+        for (const k of startingWith.get(token) ?? []) {
+          if (k < first && compiled[k]?.sequence.every((t, j) => tokens[i + j] === t) === true) first = k;
         }
-      }
-      return null;
+      });
+      const hit = compiled[first];
+      return hit === undefined ? null : { phrase: hit.phrase, routesTo: hit.routesTo };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CitetraceError } from '../domain/index.js';
+import { boundedMemo, CitetraceError } from '../domain/index.js';
 import { readPinnedFile } from '../model/index.js';
 import { namesPattern } from '../text/index.js';
 
@@ -92,7 +92,8 @@ export function createLanguageIdentifier(model: LanguageModel, names: readonly s
       if (foreign(whole)) return { language: whole, english: false, reliable: reading.isReliable(), clause: null };
       for (const clause of masked.split(CLAUSE_BREAK)) {
         if (lettersIn(clause) < MIN_LETTERS.clause) continue;
-        const part = detector.detect(clause);
+        // A message of one clause was read already.
+        const part = clause === masked ? reading : detector.detect(clause);
         if (!foreign(part.language) || !part.isReliable()) continue;
         const scores = part.getScores();
         if ((scores[part.language] ?? 0) - (scores.en ?? 0) >= CLAUSE_MARGIN) return { language: part.language, english: false, reliable: true, clause: clause.trim() };
@@ -148,15 +149,19 @@ function ngramTable(data: z.output<typeof CompactEldSchema>, file: string): Read
     }
     return -1;
   };
+  const unpack = (i: number): Readonly<Record<number, number>> | undefined => {
+    if (i < 0) return undefined;
+    const scores: Record<number, number> = {};
+    for (let j = first[i] ?? 0; j < (first[i + 1] ?? 0); j++) scores[pairs[2 * j] ?? 0] = pairs[2 * j + 1] ?? 0;
+    return scores;
+  };
+  // The n-grams of ordinary text recur from message to message: the most recently read ones stay unpacked.
+  const unpacked = boundedMemo<Readonly<Record<number, number>> | null>(50_000);
   return new Proxy(
     {},
     {
       get(_table, gram) {
-        const i = typeof gram === 'string' ? find(gram) : -1;
-        if (i < 0) return undefined;
-        const scores: Record<number, number> = {};
-        for (let j = first[i] ?? 0; j < (first[i + 1] ?? 0); j++) scores[pairs[2 * j] ?? 0] = pairs[2 * j + 1] ?? 0;
-        return scores;
+        return typeof gram === 'string' ? (unpacked(gram, () => unpack(find(gram)) ?? null) ?? undefined) : undefined;
       },
     },
   );

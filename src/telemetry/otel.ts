@@ -32,7 +32,7 @@ export function otelTelemetry(options: OtelTelemetryOptions): Telemetry {
     const context = trace.setSpan(parent, span);
     const handle: TelemetrySpan = {
       traceId: span.spanContext().traceId,
-      set: (attributes) => span.setAttributes(defined(attributes)),
+      set: (attributes) => span.setAttributes(defined(typeof attributes === 'function' ? attributes() : attributes)),
       setContent: (attributes) => {
         if (options.content) span.setAttributes(defined(attributes()));
       },

@@ -8,7 +8,8 @@ export type SpanAttributes = Readonly<Record<string, string | number | boolean |
 export interface TelemetrySpan {
   /** The OpenTelemetry trace id (32 lowercase hex digits), or null when telemetry is off. */
   readonly traceId: string | null;
-  set(attributes: SpanAttributes): void;
+  /** Attributes, or a function computing them, called only when spans are recorded. */
+  set(attributes: SpanAttributes | (() => SpanAttributes)): void;
   /**
    * Question, passage or answer text: recorded only when content capture is enabled
    * (CITETRACE_OTEL_CONTENT=1), and computed only then.

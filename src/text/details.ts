@@ -61,7 +61,7 @@ export function valueRuns(text: string): string[] {
     if (last !== undefined && CONNECTOR.test(lower.slice(last.end, span.start))) {
       last.end = span.end;
       last.values += 1;
-    } else runs.push({ ...span, values: 1 });
+    } else runs.push({ start: span.start, end: span.end, values: 1 });
   }
   return runs.filter((r) => r.values >= 2).map((r) => lower.slice(r.start, r.end));
 }
