@@ -10,7 +10,7 @@ import { createExtractiveGenerator, type Generator } from '../src/generate/index
 import { ingestRepository } from '../src/ingest/index.js';
 import { openRuntime, type Runtime } from '../src/main.js';
 import type { Assistant } from '../src/pipeline/index.js';
-import { createOtelTelemetry, type Telemetry } from '../src/telemetry/index.js';
+import { createOtelTelemetry, NOOP_TELEMETRY, type Telemetry } from '../src/telemetry/index.js';
 import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 import { assistantOver, CLOCK, DEMO_CORPUS, realEmbedder, runBin, tempDir, testConfig } from './helpers.js';
 
@@ -173,6 +173,27 @@ describe('OpenTelemetry spans per ask', () => {
       expect(exporter.getFinishedSpans()).toEqual([]);
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe('span attributes given as a function', () => {
+  it('are computed when spans are recorded, and never when telemetry is off', async () => {
+    let computed = 0;
+    const attributes = () => {
+      computed += 1;
+      return { 'citetrace.test': 'yes' };
+    };
+    await NOOP_TELEMETRY.root('off', 'CHAIN', (span) => { span.set(attributes); });
+    expect(computed).toBe(0);
+    const recording = new InMemorySpanExporter();
+    const on = await createOtelTelemetry({ spanProcessors: [new SimpleSpanProcessor({ exporter: recording })], serviceName: 'citetrace-test', content: false });
+    try {
+      await on.root('on', 'CHAIN', (span) => { span.set(attributes); });
+      expect(computed).toBe(1);
+      expect(recording.getFinishedSpans()[0]?.attributes['citetrace.test']).toBe('yes');
+    } finally {
+      await on.shutdown();
     }
   });
 });
