@@ -97,8 +97,8 @@ function preselect(question: string, candidates: readonly { readonly terms: Read
   if (candidates.length <= max) return new Set(candidates.map((_, i) => i));
   const asked = [...new Set(contentTerms(question))];
   // Each asked word's typo neighbours among all the candidates' words, found once rather than per unit.
-  const vocabulary = new Set(candidates.flatMap(({ terms }) => [...terms]));
-  const near = asked.map((t) => (t.length >= 4 ? [...vocabulary].filter((u) => withinOneEdit(t, u)) : [t]));
+  const vocabulary = [...new Set(candidates.flatMap(({ terms }) => [...terms]))];
+  const near = asked.map((t) => (t.length >= 4 ? vocabulary.filter((u) => withinOneEdit(t, u)) : [t]));
   const overlap = candidates.map(({ terms }) => near.filter((us) => us.some((u) => terms.has(u))).length);
   const order = candidates.map((_, i) => i).sort((a, b) => (overlap[b] ?? 0) - (overlap[a] ?? 0) || (candidates[a]?.rank ?? 0) - (candidates[b]?.rank ?? 0) || a - b);
   return new Set(order.slice(0, max));

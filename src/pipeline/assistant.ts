@@ -151,9 +151,8 @@ function reviewed(citation: Trace['citations'][number], labeled: readonly Labele
   return revision === undefined || revision.reviewBy === null ? citation : { ...citation, review_by: revision.reviewBy, stale: isStale(revision, asOf) };
 }
 
-/** Every candidate in rank order; `offered` is set once the judge has chosen what the generator gets. */
 /**
- * The trace's candidates, with the judge's best score per passage and whether it was offered once those are known. Each
+ * Every candidate in rank order, with the judge's best score per passage and whether it was offered once those are known. Each
  * is built whole rather than copied with a field more: on Node 20 `{ ...r, offered: true }` costs about a microsecond per
  * field added (`npx tsx bench/object-spread.ts`).
  */

@@ -149,8 +149,8 @@ function ngramTable(data: z.output<typeof CompactEldSchema>, file: string): Read
     }
     return -1;
   };
-  const unpack = (i: number): Readonly<Record<number, number>> | undefined => {
-    if (i < 0) return undefined;
+  const unpack = (i: number): Readonly<Record<number, number>> | null => {
+    if (i < 0) return null;
     const scores: Record<number, number> = {};
     for (let j = first[i] ?? 0; j < (first[i + 1] ?? 0); j++) scores[pairs[2 * j] ?? 0] = pairs[2 * j + 1] ?? 0;
     return scores;
@@ -161,7 +161,7 @@ function ngramTable(data: z.output<typeof CompactEldSchema>, file: string): Read
     {},
     {
       get(_table, gram) {
-        return typeof gram === 'string' ? (unpacked(gram, () => unpack(find(gram)) ?? null) ?? undefined) : undefined;
+        return typeof gram === 'string' ? (unpacked(gram, () => unpack(find(gram))) ?? undefined) : undefined;
       },
     },
   );
