@@ -223,8 +223,9 @@ describe('planted identifiers never leave the process unredacted (property)', ()
         const question = `${p.intro.replace('{name}', name)}, ${p.extras.map((e) => details[e]).join(', ')}. ${p.ask}`;
         for (const word of [p.first, p.last]) secrets.push({ text: word, pattern: new RegExp(String.raw`\b${word}\b`, 'iu') });
         const values = { dob: p.dob, mrn: p.mrn, member: p.member, street: p.street, box: p.box.replace('PO ', ''), dobWords: p.dobWords, card: p.card.slice(4), record: p.record, pmb: p.pmb };
-        // Not inside a longer run of digits: a score or a timing such as 0.9999997615814209 holds "99999976" without holding an MRN.
-        for (const e of p.extras) secrets.push({ text: values[e], pattern: new RegExp(String.raw`(?<!\d)${values[e].replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&')}(?!\d)`, 'iu') });
+        // Not inside a longer run of digits or hex digits: a score or a timing such as 0.9999997615814209 holds "99999976", and
+        // the keys database's random sha-256 key hashes (hex) hold a six-digit run now and then, without holding an MRN.
+        for (const e of p.extras) secrets.push({ text: values[e], pattern: new RegExp(String.raw`(?<![\da-f])${values[e].replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&')}(?![\da-f])`, 'iu') });
         const res = await t.service.app.inject({ method: 'POST', url: '/v1/ask', headers: { authorization: `Bearer ${patient}` }, payload: { question } });
         expect(res.statusCode, question).toBe(200);
         expect(leaks(res.body), question).toEqual([]);
