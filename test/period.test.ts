@@ -34,6 +34,9 @@ describe('periods a question asks about', () => {
     expect(of('can I come in at 8 am')).toEqual([]);
     // The window of a rule is a length of time, not a day asked about.
     for (const q of ['what happens after three no-shows in a year?', 'do I pay if I cancel within 24 hours?', 'can I cancel 24 hours before?', 'three missed visits in 12 months']) expect(of(q), q).toEqual([]);
+    // An age is not a period: chrono reads "80 year" as 80 years ahead.
+    for (const q of ["can i get proxy access to my 80 year old mom's account?", 'my 3 year old son needs shots', 'my 6-month-old needs a checkup', 'my 80 yr old dad']) expect(of(q), q).toEqual([]);
+    expect(of('what will the fee be 2 years from now')).toEqual([['2028-01-01', '2028-12-31']]);
   });
 
   it('reads no period beyond the year 9999 (a counterexample the property below found)', () => {

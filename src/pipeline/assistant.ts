@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actingFor, actsForAdult, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -76,6 +76,7 @@ const PERSON_PLACEHOLDER = '[NAME]';
  */
 const INTRODUCED_NAME = /\b(?:i'?m|i am|it'?s|this is|my name is|name's|my \p{L}+)\s+\[NAME\]/giu;
 const NAMES_NO_PERSON = 'names no person, and the question asks about a named one';
+const ONLY_MINORS = 'speaks only of minors and their parents or guardians, and the question is about an adult';
 const ACTS_FOR_NO_PERSON = (who: string): string => `names no one but the patient, and the question asks what ${who.startsWith('my ') ? who.replace(/^my /u, "the patient's ") : `a ${who}`} may do`;
 /** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
 const IDENTIFIER_CLAUSE =
@@ -237,6 +238,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           namesPerson: stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER),
           // Someone acting for the patient ("can my wife cancel my appointment"), or the patient for someone.
           actsFor: actingFor(analysis),
+          // Whether the one acted for is an adult by the words ("my 80 year old mom's proxy"): a child's rule does not answer.
+          actsForAdult: actsForAdult(analysis),
         }));
         read.catch(() => undefined);
         const routing = await routed;
@@ -256,8 +259,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, every, periods, namesPerson, actsFor } = await read;
-        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor };
+        const { mentioned, every, periods, namesPerson, actsFor, actsForAdult: adult } = await read;
+        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acts_for_adult: adult };
         let hits: readonly Hit[] = [];
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
@@ -298,7 +301,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             unitExclusion: (unit, text) =>
               dayExclusion(unit, periods, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
-              (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null),
+              (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null) ??
+              (adult === true && speaksOnlyOfMinors(text) ? ONLY_MINORS : null),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,

@@ -52,3 +52,90 @@ export function actingFor(question: string): string | null {
 
 /** Whether a text speaks of a person other than the patient: a relation, a proxy role, "someone", "another adult", "a family member". */
 export const namesAnotherPerson = (text: string): boolean => ANY_PERSON.test(text);
+
+/**
+ * Candidate AA (docs/support-judge.md, session 32): whether the person a question is about is an adult by the words
+ * themselves. A unit whose only other persons are minors ("a parent or legal guardian can have proxy access to a child's
+ * account until the child turns 12") shares the topic of a question about an 80-year-old mother's proxy and does not
+ * answer it. Closed classes of English words, as above: relations that are adults by the word, a child's words, ages.
+ */
+/** Relations that are adults by the word, as the person a question is about. */
+const ADULT_RELATIONS: readonly string[] = [
+  'wife', 'husband', 'spouse', 'partner', 'fiance', 'fiancee', 'mom', 'mother', 'mum', 'dad', 'father', 'parent', 'grandma',
+  'grandmother', 'grandpa', 'grandfather', 'grandparent', 'aunt', 'uncle', 'stepmom', 'stepdad', 'mother-in-law', 'father-in-law',
+];
+/** Relations whose counterpart is an adult: the person a spouse, child or grandchild acts for, or speaks as such for. */
+const OF_AN_ADULT: readonly string[] = [
+  'wife', 'husband', 'spouse', 'partner', 'fiance', 'fiancee', 'son', 'daughter', 'stepson', 'stepdaughter', 'grandson', 'granddaughter',
+  'mother-in-law', 'father-in-law',
+];
+/** Words that make a person an adult. */
+const ADULT_QUALIFIERS = ['adult', 'adults', 'grown', 'grown-up', 'elderly', 'aging', 'ageing'] as const;
+/** A child's words. */
+const MINORS = ['child', 'children', 'kid', 'kiddo', 'minor', 'baby', 'babies', 'infant', 'newborn', 'toddler', 'teen', 'teenager', 'adolescent'] as const;
+/** In a unit, persons a child's rule names besides the child: its parent or guardian, its proxy, a son or daughter. */
+const BESIDE_A_CHILD = ['parent', 'guardian', 'guardians', 'guardianship', 'mother', 'father', 'mom', 'dad', 'son', 'daughter', 'proxy', 'proxies'] as const;
+/** Units of measure an "under N" may count instead of years of age ("under 24 hours", "under 2 miles"). */
+const MEASURES = ['hour', 'hr', 'day', 'minute', 'min', 'second', 'week', 'month', 'mile', 'km', 'dollar', 'pound', 'lb', 'kg', 'percent', 'page', 'mb'] as const;
+
+const QUALIFIERS = '(?:[a-z0-9-]+ ){0,3}?';
+/** A person's age as a question gives it: "my 80 year old mom", "my 15-year-old", "80yo", "she's 16", "i'm 15", "he turned 18". */
+const AGE = new RegExp(
+  String.raw`\b(\d{1,3})(?:[-\s]?(?:years?|yrs?)[-\s]?old|\s?yo)\b|\b(?:i'?m|i am|he'?s|she'?s|he is|she is|they'?re|they are|who is|who's|turn(?:s|ed)?) (\d{1,2})\b(?!\s*(?:${alternation(MEASURES)})s?\b|:|\.\d|\s?(?:am|pm)\b)`,
+  'gu',
+);
+/** The relation owns what is asked, or is what it is done for: "my mom's proxy", "proxy for my dad", "access to my husband". */
+const OWNS = new RegExp(`\\b(?:my ${QUALIFIERS}(${RELATION})(?:'s|s')|(?:for|to) my ${QUALIFIERS}(${RELATION})\\b)`, 'u');
+/** The relation is who the rest of the question is about: "my dad has dementia … can i get into his portal". */
+const TOLD_OF = new RegExp(`\\bmy ${QUALIFIERS}(${RELATION})\\b(?!'s).*\\b(?:he|she|his|her|him)\\b`, 'u');
+const CHILD_WORD = new RegExp(`\\b(?:${alternation(MINORS)})(?:s|'s)?\\b`, 'iu');
+const ADULT_WORD = new RegExp(`\\b(?:${alternation(ADULT_QUALIFIERS)})\\b`, 'iu');
+/** A unit's ages: "under 12", "under the age of 18", "until the child turns 12", "before their 18th birthday"; adults: "18 and older". */
+const UNIT_MINOR_AGE = new RegExp(`\\b(?:(?:under|younger than|below) (?:the age of |age )?(\\d{1,2})\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b)|turns? (\\d{1,2})\\b|(\\d{1,2})(?:st|nd|rd|th) birthday\\b)`, 'giu');
+const UNIT_ADULT_AGE = /\b(?:(?:1[89]|2[01]) (?:and|or) (?:older|over|up)|(?:over|older than) (?:the age of |age )?(?:1[89]|2[01]))\b/iu;
+const ANY_PERSON_EACH = new RegExp(ANY_PERSON.source, 'giu');
+const singular = (word: string): string => word.toLowerCase().replace(/'s$|s'$/u, '').replace(/(?<=[a-z]{3})s$/u, '');
+const BESIDE = new Set<string>([...MINORS, ...BESIDE_A_CHILD]);
+
+/** The relation named as the person a question is about, and whether they act for the patient (else the patient for them). */
+function aboutWhom(question: string): { readonly relation: string; readonly agent: boolean } | null {
+  const agent = FOR_PATIENT.exec(question)?.[1];
+  if (agent !== undefined) return { relation: singular(agent), agent: true };
+  const owner = OWNS.exec(question);
+  const relation = owner?.[1] ?? owner?.[2] ?? TOLD_OF.exec(question)?.[1];
+  return relation === undefined ? null : { relation: singular(relation), agent: false };
+}
+
+/**
+ * Whether the person a question is about (the one acted for) is an adult by the words themselves: true for an adult
+ * relation ("my mom's proxy", "for my husband"), an adult's words ("my adult son", "an elderly neighbor", "my 80 year old
+ * mom"), a patient acted for by their spouse or child ("can my son pick up my prescription"), or the one the speaker is a
+ * son, daughter or spouse of ("as his daughter"); false for a child's words or an age under 18; null when the words say
+ * neither, or both. Reads the normalized (lower-case) question.
+ */
+export function actsForAdult(question: string): boolean | null {
+  const ages = [...question.matchAll(AGE)].map((m) => Number(m[1] ?? m[2]));
+  const about = aboutWhom(question);
+  const speaker = AS_RELATION.exec(question)?.[1];
+  const adult =
+    ages.some((a) => a >= 18) ||
+    ADULT_WORD.test(question) ||
+    (about !== null && (about.agent ? OF_AN_ADULT : ADULT_RELATIONS).includes(about.relation)) ||
+    (speaker !== undefined && OF_AN_ADULT.includes(singular(speaker)));
+  const child = ages.some((a) => a < 18) || CHILD_WORD.test(question);
+  return adult === child ? null : adult;
+}
+
+/**
+ * Whether a unit's only persons besides the patient are minors and those beside them (a child's parent or guardian, its
+ * proxy): it speaks of a child ("child", "under 12", "until the child turns 12") and of no adult ("adults", "18 and
+ * older", an age of majority such as "under 18" or "18th birthday", a spouse, a caregiver, "someone", "a family member").
+ */
+export function speaksOnlyOfMinors(text: string): boolean {
+  const limits = [...text.matchAll(UNIT_MINOR_AGE)].map((m) => Number(m[1] ?? m[2] ?? m[3]));
+  // An age of majority ("under 18", "until their 18th birthday") draws the line to adults: the unit speaks of them too.
+  if (limits.some((n) => n >= 18 && n <= 21)) return false;
+  if (!limits.some((n) => n < 18) && !CHILD_WORD.test(text)) return false;
+  if (ADULT_WORD.test(text) || UNIT_ADULT_AGE.test(text)) return false;
+  return [...text.matchAll(ANY_PERSON_EACH)].every((m) => BESIDE.has(m[0].toLowerCase()) || BESIDE.has(singular(m[0])));
+}

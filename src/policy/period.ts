@@ -63,6 +63,8 @@ parser.parsers.push({
 const DURATION = /^(?:in|within)\s+(?:a|an|one|a few|a couple of|\d+)\s|\b(?:before|after|prior)$/iu;
 const UNIT = String.raw`(?:the\s+|an?\s+)?(?:second|minute|hour|day|week|month|year)s?`;
 const UNITS_ONLY = new RegExp(String.raw`^${UNIT}(?:\s+(?:and|or|&)\s+${UNIT})*$`, 'iu');
+/** An age, not a time: "my 80 year old mom", "a 6-month-old", "my 3 yr old" (chrono reads "80 year" as 80 years ahead). */
+const AGE_AFTER = /^[-\s]?old\b/iu;
 
 const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
@@ -205,7 +207,7 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   const out: AskedPeriod[] = seasonPeriods(question, asOf);
   // A date said without its year ("on March 3", "this Saturday") is the next one: patients ask about visits ahead.
   for (const result of parser.parse(question, reference, { forwardDate: true })) {
-    if (result.tags().has('result/relativeDate') && (DURATION.test(result.text) || UNITS_ONLY.test(result.text))) continue;
+    if (result.tags().has('result/relativeDate') && (DURATION.test(result.text) || UNITS_ONLY.test(result.text) || AGE_AFTER.test(question.slice(result.index + result.text.length)))) continue;
     if (habitualWeekday(question, result.index, result.text)) continue;
     const start = result.start;
     const [y, m, d] = [start.get('year') ?? 0, start.get('month') ?? 1, start.get('day') ?? 1];
