@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actingFor, actsForAdult, namesAnotherPerson, speaksOnlyOfMinors } from '../src/policy/index.js';
+import { actedForAge, actingFor, namesAnotherPerson, speaksOnlyOfMinors } from '../src/policy/index.js';
 
 describe('who acts for whom', () => {
   it('finds someone acting for the patient, and the patient acting for someone', () => {
@@ -53,57 +53,61 @@ describe('who acts for whom', () => {
     fc.assert(fc.property(relation, action, affair, (r, v, x) => actingFor(`can i ${v} my ${r}'s ${x}?`) === null));
   });
 
-  it('reads whether the one a question is about is an adult, a child, or not said (candidate AA)', () => {
-    const adult = [
-      'am i allowed to be my 80 year old mom\'s proxy',
-      "my dad has dementia and can't log in anymore. am i allowed to get into his portal",
-      'my father has dementia. as his daughter, am i allowed to get proxy access?',
-      "i'm my mom's caregiver, can i get proxy access to her account",
-      "how do i get my dad's medical records, he passed away last month",
-      'can my wife cancel my appointment for me?',
-      'can my adult son book appointments for me?',
-      'can i book a visit for my husband?',
-    ];
-    const child = ["can i get proxy access to my 15 year old's account?", "can i see my kid's records?", "can my mom see my records? i'm 15"];
-    const unsaid = [
+  it('reads whether the one a question is about is an adult, a grown son or daughter, a minor, or not said (candidate AA)', () => {
+    const expected: Record<string, readonly string[]> = {
+      adult: [
+        "am i allowed to be my 80 year old mom's proxy",
+        "my dad has dementia and can't log in anymore. am i allowed to get into his portal",
+        'my father has dementia. as his daughter, am i allowed to get proxy access?',
+        "i'm my mom's caregiver, can i get proxy access to her account",
+        "how do i get my dad's medical records, he passed away last month",
+        'can my wife cancel my appointment for me?',
+        'can my adult son book appointments for me?',
+        'can i book a visit for my husband?',
+      ],
+      grown_child: ["he turned 18 last month, can i still see my son's records", 'my daughter is 19, can i still see her portal?', "can i get into my adult child's account?"],
+      minor: ["can i get proxy access to my 15 year old's account?", "can i see my kid's records?", "can my mom see my records? i'm 15"],
+    };
+    for (const [age, questions] of Object.entries(expected)) for (const q of questions) expect(actedForAge(q), q).toBe(age);
+    for (const q of [
       'can my mom cancel my appointment for me?',
       'my son has asthma, can i reschedule my appointment',
       "can i bring my kid to my mom's appointment",
       'i moved here 5 years ago, how do i transfer records?',
       "i'm 10 minutes late, can i still be seen?",
       'how do i book a physical?',
-    ];
-    for (const q of adult) expect(actsForAdult(q), q).toBe(true);
-    for (const q of child) expect(actsForAdult(q), q).toBe(false);
-    for (const q of unsaid) expect(actsForAdult(q), q).toBeNull();
+    ]) {
+      expect(actedForAge(q), q).toBeNull();
+    }
   });
 
-  it("reads a unit as a minors' rule only when it speaks of a child and of no adult, an age of majority included (candidate AA)", () => {
-    for (const text of [
+  it("reads a unit as a minors' rule only when it speaks of a child and of no adult; an age of majority is a grown son's or daughter's (candidate AA)", () => {
+    const minors = [
       "A parent or legal guardian can have full proxy access to a child's account until the child turns 12.",
       "Parents and legal guardians can manage a child's care in the portal through proxy access.",
       'Children: Parents and legal guardians may request records for children under 12.',
       'Patients aged 12 to 17 may have their own portal account. Teens control their confidential visits.',
-    ]) {
-      expect(speaksOnlyOfMinors(text), text).toBe(true);
-    }
-    for (const text of [
+    ];
+    const majority = ["A parent's proxy access ends automatically on the patient's 18th birthday.", 'A parent or legal guardian may book appointments for a patient under 18.'];
+    const others = [
       'Adults can give proxy access to a family member; parents of children under 12 get it automatically.',
       'Patients 18 and older may name a proxy. Parents may see records of children under 12.',
-      "Parents may see a teen's records until the teen's 18th birthday.",
-      'A parent or legal guardian may book appointments for a patient under 18.',
       'A caregiver of a child may book visits.',
       'Cancel under 24 hours before your visit and a fee applies.',
       'You may name a proxy to access your account.',
-    ]) {
-      expect(speaksOnlyOfMinors(text), text).toBe(false);
+    ];
+    for (const text of minors) for (const age of ['adult', 'grown_child'] as const) expect(speaksOnlyOfMinors(text, age), `${age}: ${text}`).toBe(true);
+    for (const text of majority) {
+      expect(speaksOnlyOfMinors(text, 'adult'), text).toBe(true);
+      expect(speaksOnlyOfMinors(text, 'grown_child'), text).toBe(false);
     }
+    for (const text of others) for (const age of ['adult', 'grown_child'] as const) expect(speaksOnlyOfMinors(text, age), `${age}: ${text}`).toBe(false);
   });
 
   it('an adult relation named as the one acted for is read as an adult, whatever else is asked (property)', () => {
     const adultRelation = fc.constantFrom('mom', 'dad', 'mother', 'father', 'husband', 'wife', 'grandma', 'grandpa', 'aunt', 'uncle', 'partner');
     const thing = fc.constantFrom('records', 'portal account', 'appointments', 'bill', 'prescriptions');
     const ask = fc.constantFrom("can i get access to my {r}'s {t}?", "i'm my {r}'s proxy, how do i see the {t}", 'how do i manage the {t} for my {r}');
-    fc.assert(fc.property(ask, adultRelation, thing, (a, r, t) => actsForAdult(a.replace('{r}', r).replace('{t}', t)) === true));
+    fc.assert(fc.property(ask, adultRelation, thing, (a, r, t) => actedForAge(a.replace('{r}', r).replace('{t}', t)) === 'adult'));
   });
 });

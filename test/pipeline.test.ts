@@ -89,7 +89,7 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('records what the question was understood to ask: periods, entity values, every value of a type, a named person; nothing when routed away first', async () => {
     const trace = await ask('How much will the no-show fee be next year at Harbor Clinic?');
-    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null, acts_for_adult: null });
+    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null, acted_for_age: null });
     expect((await ask('Are any of your clinics open on Saturday?')).question_analysis).toMatchObject({ entities: {}, every: ['clinic'] });
     expect((await ask('I want to end my life')).question_analysis).toBeNull();
   });
@@ -113,15 +113,17 @@ describe('the pipeline, outcome by outcome', () => {
 
   it("a question about an adult acted for sets aside the units about minors only, and why is recorded (candidate AA)", async () => {
     const trace = await ask("Can I get proxy access to my 80 year old mom's portal account?");
-    expect(trace.question_analysis).toMatchObject({ periods: [], acts_for_adult: true });
+    expect(trace.question_analysis).toMatchObject({ periods: [], acted_for_age: 'adult' });
     const decision = trace.support_decision;
     if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');
     const reason = (start: string) => decision.units.find((u) => u.text.startsWith(start))?.excluded ?? null;
-    // The teen portal rule speaks of a 12-year-old and its parent: set aside. The rule for a patient turning 18 speaks of adults too.
-    expect(reason('When a patient turns 12')).toBe('speaks only of minors and their parents or guardians, and the question is about an adult');
-    expect(decision.units.some((u) => u.text.startsWith('When a patient turns 18'))).toBe(true);
-    expect(reason('When a patient turns 18')).toBeNull();
-    expect((await ask("Can I get proxy access to my 15 year old's portal account?")).question_analysis?.acts_for_adult).toBe(false);
+    // The teen portal rule speaks of a 12-year-old and its parent, the rule for a patient turning 18 of a parent's child: set aside.
+    for (const start of ['When a patient turns 12', 'When a patient turns 18']) expect(reason(start), start).toBe('speaks only of minors and their parents or guardians, and the question is about an adult');
+    // For a parent whose son has turned 18, the rule about turning 18 is the answer.
+    const grown = await ask("My son turned 18 last month. Can I still see his portal account?");
+    expect(grown.question_analysis?.acted_for_age).toBe('grown_child');
+    expect(grown.answer).toMatch(/When a patient turns 18, parent or guardian access/u);
+    expect((await ask("Can I get proxy access to my 15 year old's portal account?")).question_analysis?.acted_for_age).toBe('minor');
   });
 
   it('a question about a named person is answered only by a unit naming a person: a generic rule is set aside, and why is recorded', async () => {

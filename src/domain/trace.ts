@@ -227,8 +227,11 @@ export const TraceSchema = z.looseObject({
       names_person: z.boolean(),
       /** The person the question acts through ("my wife" doing something for the patient, or the patient as someone's "proxy"), else null (since session 30). */
       acts_for: z.string().nullable().optional(),
-      /** Whether the person the question is about is an adult by its words (true), a child (false), or it does not say (null); since session 33. */
-      acts_for_adult: z.boolean().nullable().optional(),
+      /**
+       * The age of the person the question is about, by its words: an adult, the speaker's own grown son or daughter, a
+       * minor, or null when the words do not say (since session 33).
+       */
+      acted_for_age: z.enum(['adult', 'grown_child', 'minor']).nullable().optional(),
     })
     .nullable()
     .optional(),

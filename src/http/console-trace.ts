@@ -39,7 +39,7 @@ function understood(t: Trace): string {
     ...(a.every ?? []).map((type) => `every <strong>${esc(type)}</strong>`),
     ...(a.names_person ? ['a named person'] : []),
     ...(a.acts_for == null ? [] : [`acting through <strong>${esc(a.acts_for)}</strong>`]),
-    ...(a.acts_for_adult == null ? [] : [`about <strong>${a.acts_for_adult ? 'an adult' : 'a child'}</strong>`]),
+    ...(a.acted_for_age == null ? [] : [`about <strong>${{ adult: 'an adult', grown_child: 'a grown son or daughter', minor: 'a minor' }[a.acted_for_age]}</strong>`]),
   ];
   return `<p>Understood: ${parts.length === 0 ? 'no period, entity or person named' : parts.join(' · ')}</p>`;
 }

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actingFor, actsForAdult, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -239,7 +239,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           // Someone acting for the patient ("can my wife cancel my appointment"), or the patient for someone.
           actsFor: actingFor(analysis),
           // Whether the one acted for is an adult by the words ("my 80 year old mom's proxy"): a child's rule does not answer.
-          actsForAdult: actsForAdult(analysis),
+          actedFor: actedForAge(analysis),
         }));
         read.catch(() => undefined);
         const routing = await routed;
@@ -259,8 +259,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, every, periods, namesPerson, actsFor, actsForAdult: adult } = await read;
-        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acts_for_adult: adult };
+        const { mentioned, every, periods, namesPerson, actsFor, actedFor } = await read;
+        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor };
         let hits: readonly Hit[] = [];
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
@@ -302,7 +302,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
               dayExclusion(unit, periods, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
               (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null) ??
-              (adult === true && speaksOnlyOfMinors(text) ? ONLY_MINORS : null),
+              (actedFor !== null && actedFor !== 'minor' && speaksOnlyOfMinors(text, actedFor) ? ONLY_MINORS : null),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,

@@ -78,10 +78,13 @@ const BESIDE_A_CHILD = ['parent', 'guardian', 'guardians', 'guardianship', 'moth
 /** Units of measure an "under N" may count instead of years of age ("under 24 hours", "under 2 miles"). */
 const MEASURES = ['hour', 'hr', 'day', 'minute', 'min', 'second', 'week', 'month', 'mile', 'km', 'dollar', 'pound', 'lb', 'kg', 'percent', 'page', 'mb'] as const;
 
+/** The age of the person a question is about (`actedForAge`). */
+export type ActedForAge = 'adult' | 'grown_child' | 'minor';
+
 const QUALIFIERS = '(?:[a-z0-9-]+ ){0,3}?';
-/** A person's age as a question gives it: "my 80 year old mom", "my 15-year-old", "80yo", "she's 16", "i'm 15", "he turned 18". */
+/** A person's age as a question gives it: "my 80 year old mom", "my 15-year-old", "80yo", "she's 16", "i'm 15", "my son is 19", "he turned 18". */
 const AGE = new RegExp(
-  String.raw`\b(\d{1,3})(?:[-\s]?(?:years?|yrs?)[-\s]?old|\s?yo)\b|\b(?:i'?m|i am|he'?s|she'?s|he is|she is|they'?re|they are|who is|who's|turn(?:s|ed)?) (\d{1,2})\b(?!\s*(?:${alternation(MEASURES)})s?\b|:|\.\d|\s?(?:am|pm)\b)`,
+  String.raw`\b(\d{1,3})(?:[-\s]?(?:years?|yrs?)[-\s]?old|\s?yo)\b|\b(?:i'?m|i am|he'?s|she'?s|he is|she is|they'?re|they are|who is|who's|turn(?:s|ed)?|my (?:[a-z-]+ ){0,2}?${RELATION} (?:is|just turned)) (\d{1,2})\b(?!\s*(?:${alternation(MEASURES)})s?\b|:|\.\d|\s?(?:am|pm)\b)`,
   'gu',
 );
 /** The relation owns what is asked, or is what it is done for: "my mom's proxy", "proxy for my dad", "access to my husband". */
@@ -106,36 +109,45 @@ function aboutWhom(question: string): { readonly relation: string; readonly agen
   return relation === undefined ? null : { relation: singular(relation), agent: false };
 }
 
+/** The speaker's own children, who stay their child when grown. */
+const OWN_CHILDREN: readonly string[] = ['son', 'daughter', 'stepson', 'stepdaughter', 'child', 'kid'];
+
 /**
- * Whether the person a question is about (the one acted for) is an adult by the words themselves: true for an adult
- * relation ("my mom's proxy", "for my husband"), an adult's words ("my adult son", "an elderly neighbor", "my 80 year old
- * mom"), a patient acted for by their spouse or child ("can my son pick up my prescription"), or the one the speaker is a
- * son, daughter or spouse of ("as his daughter"); false for a child's words or an age under 18; null when the words say
+ * The age of the person a question is about (the one acted for), by the words themselves: `adult` for an adult relation
+ * ("my mom's proxy", "for my husband"), an adult's words ("an elderly neighbor", "my 80 year old mom"), a patient acted
+ * for by their spouse or child ("can my son pick up my prescription"), or the one the speaker is a son, daughter or
+ * spouse of ("as his daughter"); `grown_child` when that adult is the speaker's own son or daughter ("my adult son's
+ * records", "my daughter just turned 18"); `minor` for a child's words or an age under 18; null when the words say
  * neither, or both. Reads the normalized (lower-case) question.
  */
-export function actsForAdult(question: string): boolean | null {
+export function actedForAge(question: string): ActedForAge | null {
   const ages = [...question.matchAll(AGE)].map((m) => Number(m[1] ?? m[2]));
   const about = aboutWhom(question);
   const speaker = AS_RELATION.exec(question)?.[1];
+  const ownChild = about !== null && !about.agent && OWN_CHILDREN.includes(about.relation);
   const adult =
     ages.some((a) => a >= 18) ||
     ADULT_WORD.test(question) ||
     (about !== null && (about.agent ? OF_AN_ADULT : ADULT_RELATIONS).includes(about.relation)) ||
     (speaker !== undefined && OF_AN_ADULT.includes(singular(speaker)));
-  const child = ages.some((a) => a < 18) || CHILD_WORD.test(question);
-  return adult === child ? null : adult;
+  const child = ages.some((a) => a < 18) || (CHILD_WORD.test(question) && !(ownChild && adult));
+  if (adult === child) return null;
+  return child ? 'minor' : ownChild ? 'grown_child' : 'adult';
 }
 
 /**
  * Whether a unit's only persons besides the patient are minors and those beside them (a child's parent or guardian, its
- * proxy): it speaks of a child ("child", "under 12", "until the child turns 12") and of no adult ("adults", "18 and
- * older", an age of majority such as "under 18" or "18th birthday", a spouse, a caregiver, "someone", "a family member").
+ * proxy), for a question about an adult of that age: it speaks of a child ("child", "under 12", "until the child turns
+ * 12", and for any adult but a grown son or daughter, "until their 18th birthday") and of no adult ("adults", "18 and
+ * older", a spouse, a caregiver, "someone", "a family member").
  */
-export function speaksOnlyOfMinors(text: string): boolean {
+export function speaksOnlyOfMinors(text: string, age: 'adult' | 'grown_child'): boolean {
   const limits = [...text.matchAll(UNIT_MINOR_AGE)].map((m) => Number(m[1] ?? m[2] ?? m[3]));
-  // An age of majority ("under 18", "until their 18th birthday") draws the line to adults: the unit speaks of them too.
-  if (limits.some((n) => n >= 18 && n <= 21)) return false;
-  if (!limits.some((n) => n < 18) && !CHILD_WORD.test(text)) return false;
+  // An age of majority ("under 18", "until their 18th birthday") draws the line between a parent's child and that child
+  // grown: it speaks of a grown son or daughter, and of no other adult.
+  const majority = limits.some((n) => n >= 18 && n <= 21);
+  if (majority && age === 'grown_child') return false;
+  if (!majority && !limits.some((n) => n < 18) && !CHILD_WORD.test(text)) return false;
   if (ADULT_WORD.test(text) || UNIT_ADULT_AGE.test(text)) return false;
   return [...text.matchAll(ANY_PERSON_EACH)].every((m) => BESIDE.has(m[0].toLowerCase()) || BESIDE.has(singular(m[0])));
 }
