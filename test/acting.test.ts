@@ -65,8 +65,14 @@ describe('who acts for whom', () => {
         'can my adult son book appointments for me?',
         'can i book a visit for my husband?',
       ],
-      grown_child: ["he turned 18 last month, can i still see my son's records", 'my daughter is 19, can i still see her portal?', "can i get into my adult child's account?"],
-      minor: ["can i get proxy access to my 15 year old's account?", "can i see my kid's records?", "can my mom see my records? i'm 15"],
+      grown_child: [
+        "he turned 18 last month, can i still see my son's records",
+        'my daughter is 19, can i still see her portal?',
+        "can i get into my adult child's account?",
+        'my son is 20, is he too old for the urgent care?',
+        'what happens to my proxy access when my son turns 18',
+      ],
+      minor: ["can i get proxy access to my 15 year old son's account?", "can i see my kid's records?", "can my mom see my records? i'm 15"],
     };
     for (const [age, questions] of Object.entries(expected)) for (const q of questions) expect(actedForAge(q), q).toBe(age);
     for (const q of [
@@ -76,6 +82,10 @@ describe('who acts for whom', () => {
       'i moved here 5 years ago, how do i transfer records?',
       "i'm 10 minutes late, can i still be seen?",
       'how do i book a physical?',
+      // Two relations: which one is acted for, the words do not say.
+      'can my mom take my daughter to her checkup instead of me',
+      // An age alone asks about the patient, not about acting for anyone.
+      "is the clinic taking new patients? it's for me, i'm 34",
     ]) {
       expect(actedForAge(q), q).toBeNull();
     }
@@ -91,6 +101,10 @@ describe('who acts for whom', () => {
     const majority = ["A parent's proxy access ends automatically on the patient's 18th birthday.", 'A parent or legal guardian may book appointments for a patient under 18.'];
     const others = [
       'Adults can give proxy access to a family member; parents of children under 12 get it automatically.',
+      'Patients from 3 months through 21 years old. Babies younger than 3 months are seen at the pediatric office.',
+      "Can I manage my child's or my parent's account? Yes, with proxy access.",
+      'Billing discusses an account only with the patient, the guarantor, a person the patient has named, or a parent or guardian of a minor patient.',
+      'Seniors 65+ get the flu shot free; children under 5 too.',
       'Patients 18 and older may name a proxy. Parents may see records of children under 12.',
       'A caregiver of a child may book visits.',
       'Cancel under 24 hours before your visit and a fee applies.',

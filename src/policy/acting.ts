@@ -75,6 +75,8 @@ const ADULT_QUALIFIERS = ['adult', 'adults', 'grown', 'grown-up', 'elderly', 'ag
 const MINORS = ['child', 'children', 'kid', 'kiddo', 'minor', 'baby', 'babies', 'infant', 'newborn', 'toddler', 'teen', 'teenager', 'adolescent'] as const;
 /** In a unit, persons a child's rule names besides the child: its parent or guardian, its proxy, a son or daughter. */
 const BESIDE_A_CHILD = ['parent', 'guardian', 'guardians', 'guardianship', 'mother', 'father', 'mom', 'dad', 'son', 'daughter', 'proxy', 'proxies'] as const;
+/** In a unit, adults by the word that the relations above do not name: "a person the patient names", "the guarantor". */
+const ADULT_PERSONS = ['person', 'persons', 'people', 'individual', 'individuals', 'guarantor', 'guarantors', 'account holder', 'policyholder'] as const;
 /** Units of measure an "under N" may count instead of years of age ("under 24 hours", "under 2 miles"). */
 const MEASURES = ['hour', 'hr', 'day', 'minute', 'min', 'second', 'week', 'month', 'mile', 'km', 'dollar', 'pound', 'lb', 'kg', 'percent', 'page', 'mb'] as const;
 
@@ -89,23 +91,31 @@ const AGE = new RegExp(
 );
 /** The relation owns what is asked, or is what it is done for: "my mom's proxy", "proxy for my dad", "access to my husband". */
 const OWNS = new RegExp(`\\b(?:my ${QUALIFIERS}(${RELATION})(?:'s|s')|(?:for|to) my ${QUALIFIERS}(${RELATION})\\b)`, 'u');
-/** The relation is who the rest of the question is about: "my dad has dementia … can i get into his portal". */
-const TOLD_OF = new RegExp(`\\bmy ${QUALIFIERS}(${RELATION})\\b(?!'s).*\\b(?:he|she|his|her|him)\\b`, 'u');
+/**
+ * The relation is who the rest of the question is about: "my dad has dementia … can i get into his portal", "my son turns
+ * 18"; read only when the question names one relation ("can my mom take my daughter to her checkup" names two).
+ */
+const TOLD_OF = new RegExp(`\\bmy ${QUALIFIERS}(${RELATION})\\b(?!'s)(?:.*\\b(?:he|she|his|her|him)\\b| (?:is|turns|turned|just turned|will turn|will be) \\d)`, 'u');
+const RELATION_EACH = new RegExp(`\\b(${RELATION})\\b`, 'gu');
 const CHILD_WORD = new RegExp(`\\b(?:${alternation(MINORS)})(?:s|'s)?\\b`, 'iu');
 const ADULT_WORD = new RegExp(`\\b(?:${alternation(ADULT_QUALIFIERS)})\\b`, 'iu');
 /** A unit's ages: "under 12", "under the age of 18", "until the child turns 12", "before their 18th birthday"; adults: "18 and older". */
 const UNIT_MINOR_AGE = new RegExp(`\\b(?:(?:under|younger than|below) (?:the age of |age )?(\\d{1,2})\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b)|turns? (\\d{1,2})\\b|(\\d{1,2})(?:st|nd|rd|th) birthday\\b)`, 'giu');
-const UNIT_ADULT_AGE = /\b(?:(?:1[89]|2[01]) (?:and|or) (?:older|over|up)|(?:over|older than) (?:the age of |age )?(?:1[89]|2[01]))\b/iu;
+/** An adult's age in a unit, not a limit under it: "18 and older", "over 18", "through 21 years old", "ages 18 to 64", "65+". */
+const UNIT_ADULT_AGE = /(?<!\b(?:under|younger than|below|turns?|turned) (?:the age of |age )?)\b(?:(?:1[89]|[2-9]\d|1[01]\d)(?: (?:and|or) (?:older|over|up)\b|\+|[-\s](?:years?|yrs?)[-\s](?:old|of age)\b)|(?:over|older than|ages?d?) (?:the age of )?(?:1[89]|[2-9]\d)(?!\d|\s*(?:months?|weeks?|days?)\b))/iu;
+const OWNED_AFFAIR = new RegExp(`^'s (?:[a-z-]+ )?(?:${alternation(OWN_AFFAIRS)})\\b`, 'iu');
+const ADULT_PERSON = new RegExp(`\\b(?:${alternation(ADULT_PERSONS)})\\b`, 'iu');
 const ANY_PERSON_EACH = new RegExp(ANY_PERSON.source, 'giu');
 const singular = (word: string): string => word.toLowerCase().replace(/'s$|s'$/u, '').replace(/(?<=[a-z]{3})s$/u, '');
-const BESIDE = new Set<string>([...MINORS, ...BESIDE_A_CHILD]);
+const BESIDE = new Set<string>(BESIDE_A_CHILD);
 
 /** The relation named as the person a question is about, and whether they act for the patient (else the patient for them). */
 function aboutWhom(question: string): { readonly relation: string; readonly agent: boolean } | null {
   const agent = FOR_PATIENT.exec(question)?.[1];
   if (agent !== undefined) return { relation: singular(agent), agent: true };
   const owner = OWNS.exec(question);
-  const relation = owner?.[1] ?? owner?.[2] ?? TOLD_OF.exec(question)?.[1];
+  const named = new Set([...question.matchAll(RELATION_EACH)].map((m) => singular(m[1] ?? '')));
+  const relation = owner?.[1] ?? owner?.[2] ?? (named.size === 1 ? TOLD_OF.exec(question)?.[1] : undefined);
   return relation === undefined ? null : { relation: singular(relation), agent: false };
 }
 
@@ -121,9 +131,11 @@ const OWN_CHILDREN: readonly string[] = ['son', 'daughter', 'stepson', 'stepdaug
  * neither, or both. Reads the normalized (lower-case) question.
  */
 export function actedForAge(question: string): ActedForAge | null {
-  const ages = [...question.matchAll(AGE)].map((m) => Number(m[1] ?? m[2]));
   const about = aboutWhom(question);
   const speaker = AS_RELATION.exec(question)?.[1];
+  // Only a question that acts for someone, or someone for the patient: an age alone ("it's for me, i'm 34") asks about the patient.
+  if (about === null && speaker === undefined) return null;
+  const ages = [...question.matchAll(AGE)].map((m) => Number(m[1] ?? m[2]));
   const ownChild = about !== null && !about.agent && OWN_CHILDREN.includes(about.relation);
   const adult =
     ages.some((a) => a >= 18) ||
@@ -148,6 +160,11 @@ export function speaksOnlyOfMinors(text: string, age: 'adult' | 'grown_child'): 
   const majority = limits.some((n) => n >= 18 && n <= 21);
   if (majority && age === 'grown_child') return false;
   if (!majority && !limits.some((n) => n < 18) && !CHILD_WORD.test(text)) return false;
-  if (ADULT_WORD.test(text) || UNIT_ADULT_AGE.test(text)) return false;
-  return [...text.matchAll(ANY_PERSON_EACH)].every((m) => BESIDE.has(m[0].toLowerCase()) || BESIDE.has(singular(m[0])));
+  if (ADULT_WORD.test(text) || UNIT_ADULT_AGE.test(text) || ADULT_PERSON.test(text)) return false;
+  // A parent whose own affairs the unit is about ("my parent's account") is the patient, an adult.
+  return [...text.matchAll(ANY_PERSON_EACH)].every((m) => {
+    const word = m[0].toLowerCase();
+    if (CHILD_WORD.test(word)) return true;
+    return (BESIDE.has(word) || BESIDE.has(singular(word))) && !OWNED_AFFAIR.test(text.slice(m.index + m[0].length));
+  });
 }
