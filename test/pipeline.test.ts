@@ -123,7 +123,7 @@ describe('the pipeline, outcome by outcome', () => {
     const grown = await ask("My son turned 18 last month. Can I still see his portal account?");
     expect(grown.question_analysis?.acted_for_age).toBe('grown_child');
     expect(grown.answer).toMatch(/When a patient turns 18, parent or guardian access/u);
-    expect((await ask("Can I get proxy access to my 15 year old's portal account?")).question_analysis?.acted_for_age).toBe('minor');
+    expect((await ask("Can I get proxy access to my 15 year old son's portal account?")).question_analysis?.acted_for_age).toBe('minor');
   });
 
   it('a question about a named person is answered only by a unit naming a person: a generic rule is set aside, and why is recorded', async () => {
