@@ -53,12 +53,11 @@ export function actingFor(question: string): string | null {
 /** Whether a text speaks of a person other than the patient: a relation, a proxy role, "someone", "another adult", "a family member". */
 export const namesAnotherPerson = (text: string): boolean => ANY_PERSON.test(text);
 
-/**
- * Candidate AA (docs/support-judge.md, session 32): whether the person a question is about is an adult by the words
- * themselves. A unit whose only other persons are minors ("a parent or legal guardian can have proxy access to a child's
- * account until the child turns 12") shares the topic of a question about an 80-year-old mother's proxy and does not
- * answer it. Closed classes of English words, as above: relations that are adults by the word, a child's words, ages.
- */
+// Candidate AA (docs/support-judge.md, sessions 32 and 33): whether the person a question is about is an adult by the
+// words themselves. A unit whose only other persons are minors ("a parent or legal guardian can have proxy access to a
+// child's account until the child turns 12") shares the topic of a question about an 80-year-old mother's proxy and does
+// not answer it. Closed classes of English words, as above: relations that are adults by the word, a child's words, ages.
+
 /** Relations that are adults by the word, as the person a question is about. */
 const ADULT_RELATIONS: readonly string[] = [
   'wife', 'husband', 'spouse', 'partner', 'fiance', 'fiancee', 'mom', 'mother', 'mum', 'dad', 'father', 'parent', 'grandma',
@@ -109,12 +108,14 @@ const ANY_PERSON_EACH = new RegExp(ANY_PERSON.source, 'giu');
 const singular = (word: string): string => word.toLowerCase().replace(/'s$|s'$/u, '').replace(/(?<=[a-z]{3})s$/u, '');
 const BESIDE = new Set<string>(BESIDE_A_CHILD);
 
-/** The relation named as the person a question is about, and whether they act for the patient (else the patient for them). */
-function aboutWhom(question: string): { readonly relation: string; readonly agent: boolean } | null {
+/**
+ * The relation named as the person a question is about, and whether they act for the patient (else the patient for them),
+ * among the relations the question names.
+ */
+function aboutWhom(question: string, named: ReadonlySet<string>): { readonly relation: string; readonly agent: boolean } | null {
   const agent = FOR_PATIENT.exec(question)?.[1];
   if (agent !== undefined) return { relation: singular(agent), agent: true };
   const owner = OWNS.exec(question);
-  const named = new Set([...question.matchAll(RELATION_EACH)].map((m) => singular(m[1] ?? '')));
   const relation = owner?.[1] ?? owner?.[2] ?? (named.size === 1 ? TOLD_OF.exec(question)?.[1] : undefined);
   return relation === undefined ? null : { relation: singular(relation), agent: false };
 }
@@ -131,7 +132,10 @@ const OWN_CHILDREN: readonly string[] = ['son', 'daughter', 'stepson', 'stepdaug
  * neither, or both. Reads the normalized (lower-case) question.
  */
 export function actedForAge(question: string): ActedForAge | null {
-  const about = aboutWhom(question);
+  // Every reading below starts from a relation: most questions name none, and are read once.
+  const named = new Set(Array.from(question.matchAll(RELATION_EACH), (m) => singular(m[1] ?? '')));
+  if (named.size === 0) return null;
+  const about = aboutWhom(question, named);
   const speaker = AS_RELATION.exec(question)?.[1];
   // Only a question that acts for someone, or someone for the patient: an age alone ("it's for me, i'm 34") asks about the patient.
   if (about === null && speaker === undefined) return null;
