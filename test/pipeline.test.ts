@@ -8,6 +8,7 @@ import type { Assistant } from '../src/pipeline/index.js';
 import { createSqliteTraceStore, type TraceStore } from '../src/trace/index.js';
 import { SCOPE_MODEL } from '../src/scope/index.js';
 import { shippedInjectionDetector } from '../src/policy/index.js';
+import { evidencePath } from '../src/http/console-trace.js';
 import { DEFAULT_BEYOND_K_THRESHOLD } from '../src/config/index.js';
 import { assistantOver, copyCorpus, demoRuntime, realEmbedder, tempDir } from './helpers.js';
 import { CitetraceError } from '../src/domain/index.js';
@@ -114,6 +115,8 @@ describe('the pipeline, outcome by outcome', () => {
   it("a question about an adult acted for sets aside the units about minors only, and why is recorded (candidate AA)", async () => {
     const trace = await ask("Can I get proxy access to my 80 year old mom's portal account?");
     expect(trace.question_analysis).toMatchObject({ periods: [], acted_for_age: 'adult' });
+    // The operator console says what was understood.
+    expect(evidencePath(trace, null, null)).toMatch(/Understood: [^<]*(?:<[^>]+>[^<]*)*about <strong>an adult<\/strong>/u);
     const decision = trace.support_decision;
     if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');
     const reason = (start: string) => decision.units.find((u) => u.text.startsWith(start))?.excluded ?? null;
