@@ -109,14 +109,14 @@ const singular = (word: string): string => word.toLowerCase().replace(/'s$|s'$/u
 const BESIDE = new Set<string>(BESIDE_A_CHILD);
 
 /**
- * The relation named as the person a question is about, and whether they act for the patient (else the patient for them),
- * among the relations the question names.
+ * The relation named as the person a question is about, and whether they act for the patient (else the patient for them);
+ * the pronoun reading only when the question names one relation.
  */
-function aboutWhom(question: string, named: ReadonlySet<string>): { readonly relation: string; readonly agent: boolean } | null {
+function aboutWhom(question: string, oneRelation: boolean): { readonly relation: string; readonly agent: boolean } | null {
   const agent = FOR_PATIENT.exec(question)?.[1];
   if (agent !== undefined) return { relation: singular(agent), agent: true };
   const owner = OWNS.exec(question);
-  const relation = owner?.[1] ?? owner?.[2] ?? (named.size === 1 ? TOLD_OF.exec(question)?.[1] : undefined);
+  const relation = owner?.[1] ?? owner?.[2] ?? (oneRelation ? TOLD_OF.exec(question)?.[1] : undefined);
   return relation === undefined ? null : { relation: singular(relation), agent: false };
 }
 
@@ -135,7 +135,7 @@ export function actedForAge(question: string): ActedForAge | null {
   // Every reading below starts from a relation: most questions name none, and are read once.
   const named = new Set(Array.from(question.matchAll(RELATION_EACH), (m) => singular(m[1] ?? '')));
   if (named.size === 0) return null;
-  const about = aboutWhom(question, named);
+  const about = aboutWhom(question, named.size === 1);
   const speaker = AS_RELATION.exec(question)?.[1];
   // Only a question that acts for someone, or someone for the patient: an age alone ("it's for me, i'm 34") asks about the patient.
   if (about === null && speaker === undefined) return null;
