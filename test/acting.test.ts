@@ -98,7 +98,13 @@ describe('who acts for whom', () => {
       'Children: Parents and legal guardians may request records for children under 12.',
       'Patients aged 12 to 17 may have their own portal account. Teens control their confidential visits.',
     ];
-    const majority = ["A parent's proxy access ends automatically on the patient's 18th birthday.", 'A parent or legal guardian may book appointments for a patient under 18.'];
+    const majority = [
+      "A parent's proxy access ends automatically on the patient's 18th birthday.",
+      'A parent or legal guardian may book appointments for a patient under 18.',
+      // Candidate AA′: an age of majority said as when something happens.
+      'Proxy access for children: At 18, proxy access ends automatically.',
+      "A parent's proxy access to a child's account ends at age 18.",
+    ];
     const others = [
       'Adults can give proxy access to a family member; parents of children under 12 get it automatically.',
       'Patients from 3 months through 21 years old. Babies younger than 3 months are seen at the pediatric office.',
@@ -109,6 +115,9 @@ describe('who acts for whom', () => {
       'A caregiver of a child may book visits.',
       'Cancel under 24 hours before your visit and a fee applies.',
       'You may name a proxy to access your account.',
+      // A time of day or a length of time after "at" is no age.
+      'Walk-ins close at 18:00 on weekdays and at 19 h on Fridays.',
+      'The desk calls back at 20 minutes past the hour, or at 18.30.',
     ];
     for (const text of minors) for (const age of ['adult', 'grown_child'] as const) expect(speaksOnlyOfMinors(text, age), `${age}: ${text}`).toBe(true);
     for (const text of majority) {

@@ -98,10 +98,17 @@ const TOLD_OF = new RegExp(`\\bmy ${QUALIFIERS}(${RELATION})\\b(?!'s)(?:.*\\b(?:
 const RELATION_EACH = new RegExp(`\\b(${RELATION})\\b`, 'gu');
 const CHILD_WORD = new RegExp(`\\b(?:${alternation(MINORS)})(?:s|'s)?\\b`, 'iu');
 const ADULT_WORD = new RegExp(`\\b(?:${alternation(ADULT_QUALIFIERS)})\\b`, 'iu');
-/** A unit's ages: "under 12", "under the age of 18", "until the child turns 12", "before their 18th birthday"; adults: "18 and older". */
-const UNIT_MINOR_AGE = new RegExp(`\\b(?:(?:under|younger than|below) (?:the age of |age )?(\\d{1,2})\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b)|turns? (\\d{1,2})\\b|(\\d{1,2})(?:st|nd|rd|th) birthday\\b)`, 'giu');
-/** An adult's age in a unit, not a limit under it: "18 and older", "over 18", "through 21 years old", "ages 18 to 64", "65+". */
-const UNIT_ADULT_AGE = /(?<!\b(?:under|younger than|below|turns?|turned) (?:the age of |age )?)\b(?:(?:1[89]|[2-9]\d|1[01]\d)(?: (?:and|or) (?:older|over|up)\b|\+|[-\s](?:years?|yrs?)[-\s](?:old|of age)\b)|(?:over|older than|ages?d?) (?:the age of )?(?:1[89]|[2-9]\d)(?!\d|\s*(?:months?|weeks?|days?)\b))/iu;
+/**
+ * A unit's ages: "under 12", "under the age of 18", "until the child turns 12", "before their 18th birthday"; and an age
+ * of majority said as when something happens, "at 18", "at age 21" (18 to 21 only, so "at 8" stays a time of day; not
+ * "at 18:00", "at 20 minutes"). Adults: "18 and older".
+ */
+const UNIT_MINOR_AGE = new RegExp(
+  `\\b(?:(?:under|younger than|below) (?:the age of |age )?(\\d{1,2})\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b)|turns? (\\d{1,2})\\b|(\\d{1,2})(?:st|nd|rd|th) birthday\\b|at (?:the age of |age )?(1[89]|2[01])\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b|:|\\.\\d|\\s?(?:h|am|pm)\\b))`,
+  'giu',
+);
+/** An adult's age in a unit, not a limit under or at it ("at age 18" is a limit): "18 and older", "over 18", "through 21 years old", "ages 18 to 64", "65+". */
+const UNIT_ADULT_AGE = /(?<!\b(?:under|younger than|below|turns?|turned|at) (?:the age of |age )?)\b(?:(?:1[89]|[2-9]\d|1[01]\d)(?: (?:and|or) (?:older|over|up)\b|\+|[-\s](?:years?|yrs?)[-\s](?:old|of age)\b)|(?:over|older than|ages?d?) (?:the age of )?(?:1[89]|[2-9]\d)(?!\d|\s*(?:months?|weeks?|days?)\b))/iu;
 const OWNED_AFFAIR = new RegExp(`^'s (?:[a-z-]+ )?(?:${alternation(OWN_AFFAIRS)})\\b`, 'iu');
 const ADULT_PERSON = new RegExp(`\\b(?:${alternation(ADULT_PERSONS)})\\b`, 'iu');
 const ANY_PERSON_EACH = new RegExp(ANY_PERSON.source, 'giu');
@@ -158,7 +165,7 @@ export function actedForAge(question: string): ActedForAge | null {
  * older", a spouse, a caregiver, "someone", "a family member").
  */
 export function speaksOnlyOfMinors(text: string, age: 'adult' | 'grown_child'): boolean {
-  const limits = [...text.matchAll(UNIT_MINOR_AGE)].map((m) => Number(m[1] ?? m[2] ?? m[3]));
+  const limits = [...text.matchAll(UNIT_MINOR_AGE)].map((m) => Number(m[1] ?? m[2] ?? m[3] ?? m[4]));
   // An age of majority ("under 18", "until their 18th birthday") draws the line between a parent's child and that child
   // grown: it speaks of a grown son or daughter, and of no other adult.
   const majority = limits.some((n) => n >= 18 && n <= 21);
