@@ -78,6 +78,10 @@ const BESIDE_A_CHILD = ['parent', 'guardian', 'guardians', 'guardianship', 'moth
 const ADULT_PERSONS = ['person', 'persons', 'people', 'individual', 'individuals', 'guarantor', 'guarantors', 'account holder', 'policyholder'] as const;
 /** Units of measure an "under N" may count instead of years of age ("under 24 hours", "under 2 miles"). */
 const MEASURES = ['hour', 'hr', 'day', 'minute', 'min', 'second', 'week', 'month', 'mile', 'km', 'dollar', 'pound', 'lb', 'kg', 'percent', 'page', 'mb'] as const;
+/** A unit of measure after a number ("24 hours", "10 minutes"): what "under N" counts is then no age. */
+const MEASURE = String.raw`\s*(?:${alternation(MEASURES)})s?\b`;
+/** What after a number makes it no age: a unit of measure, or a clock time ("18:00", "18.30", "5 pm"). */
+const NOT_AN_AGE = String.raw`${MEASURE}|:|\.\d|\s?(?:am|pm)\b`;
 
 /** The age of the person a question is about (`actedForAge`). */
 export type ActedForAge = 'adult' | 'grown_child' | 'minor';
@@ -85,7 +89,7 @@ export type ActedForAge = 'adult' | 'grown_child' | 'minor';
 const QUALIFIERS = '(?:[a-z0-9-]+ ){0,3}?';
 /** A person's age as a question gives it: "my 80 year old mom", "my 15-year-old", "80yo", "she's 16", "i'm 15", "my son is 19", "he turned 18". */
 const AGE = new RegExp(
-  String.raw`\b(\d{1,3})(?:[-\s]?(?:years?|yrs?)[-\s]?old|\s?yo)\b|\b(?:i'?m|i am|he'?s|she'?s|he is|she is|they'?re|they are|who is|who's|turn(?:s|ed)?|my (?:[a-z-]+ ){0,2}?${RELATION} (?:is|just turned)) (\d{1,2})\b(?!\s*(?:${alternation(MEASURES)})s?\b|:|\.\d|\s?(?:am|pm)\b)`,
+  String.raw`\b(\d{1,3})(?:[-\s]?(?:years?|yrs?)[-\s]?old|\s?yo)\b|\b(?:i'?m|i am|he'?s|she'?s|he is|she is|they'?re|they are|who is|who's|turn(?:s|ed)?|my (?:[a-z-]+ ){0,2}?${RELATION} (?:is|just turned)) (\d{1,2})\b(?!${NOT_AN_AGE})`,
   'gu',
 );
 /** The relation owns what is asked, or is what it is done for: "my mom's proxy", "proxy for my dad", "access to my husband". */
@@ -104,7 +108,7 @@ const ADULT_WORD = new RegExp(`\\b(?:${alternation(ADULT_QUALIFIERS)})\\b`, 'iu'
  * "at 18:00", "at 20 minutes"). Adults: "18 and older".
  */
 const UNIT_MINOR_AGE = new RegExp(
-  `\\b(?:(?:under|younger than|below) (?:the age of |age )?(\\d{1,2})\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b)|turns? (\\d{1,2})\\b|(\\d{1,2})(?:st|nd|rd|th) birthday\\b|at (?:the age of |age )?(1[89]|2[01])\\b(?!\\s*(?:${alternation(MEASURES)})s?\\b|:|\\.\\d|\\s?(?:h|am|pm)\\b))`,
+  `\\b(?:(?:under|younger than|below) (?:the age of |age )?(\\d{1,2})\\b(?!${MEASURE})|turns? (\\d{1,2})\\b|(\\d{1,2})(?:st|nd|rd|th) birthday\\b|at (?:the age of |age )?(1[89]|2[01])\\b(?!${NOT_AN_AGE}|\\s?h\\b))`,
   'giu',
 );
 /** An adult's age in a unit, not a limit under or at it ("at age 18" is a limit): "18 and older", "over 18", "through 21 years old", "ages 18 to 64", "65+". */
