@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -234,6 +234,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           mentioned: mentionedEntities(analysis, deps.assistant, { typos: true }),
           every: quantifiedTypes(analysis, deps.assistant),
           periods: askedPeriods(analysis, asOf),
+          // Weekdays asked about as habits ("open on sundays?"): the rule of every such day, not one date's.
+          habitual: habitualDays(analysis),
           // Whether the question asks about a named person (a provider, say), not one it introduces.
           namesPerson: stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER),
           // Someone acting for the patient ("can my wife cancel my appointment"), or the patient for someone.
@@ -259,8 +261,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, every, periods, namesPerson, actsFor, actedFor } = await read;
-        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor };
+        const { mentioned, every, periods, habitual, namesPerson, actsFor, actedFor } = await read;
+        questionAnalysis = { periods, ...(habitual.length > 0 ? { habitual_days: habitual } : {}), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor };
         let hits: readonly Hit[] = [];
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
@@ -299,7 +301,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             // A question about what someone may do for the patient (or the patient for someone) is answered only by a unit that
             // speaks of a person other than the patient: "you can cancel in the portal" does not say whether a wife may.
             unitExclusion: (unit, text) =>
-              dayExclusion(unit, periods, asOf) ??
+              dayExclusion(unit, periods, habitual, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
               (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null) ??
               (actedFor !== null && actedFor !== 'minor' && speaksOnlyOfMinors(text, actedFor) ? ONLY_MINORS : null),
