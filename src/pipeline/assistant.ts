@@ -319,6 +319,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrievedOf(labeled, hits, best);
         const { k, beyondKThreshold } = deps.settings;
+        // Passages every unit of which was set aside before judging take none of the k places offered.
+        const kept = new Set(support.units.filter((u) => u.excluded === null).map((u) => u.label));
+        const setAside = new Set(support.units.filter((u) => !kept.has(u.label)).map((u) => u.label));
         const answering = {
           candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, start: u.start, end: u.end, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
           mentioned,
@@ -332,7 +335,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // December 24), wherever its passage ranked: the site's regular pages outrank it by words and meaning alike.
         const dated = row === null ? (support.units.find((u) => answers(support, u) && namesAskedDay(u, periods, asOf)) ?? null) : null;
         const must = row ?? dated;
-        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: must === null ? [] : [must.label] });
+        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, setAside, mustOffer: must === null ? [] : [must.label] });
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
@@ -354,7 +357,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
 
-        if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: each.quoted.map((q) => q.candidate.label) });
+        if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, setAside, mustOffer: each.quoted.map((q) => q.candidate.label) });
         // Two sources in force for the same scope that state the asked detail differently: citing either would hide it.
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);
