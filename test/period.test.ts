@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { askedPeriods, dayExclusion, namesAskedDay, periodExclusion } from '../src/policy/index.js';
+import { askedPeriods, dayExclusion, habitualDays, namesAskedDay, periodExclusion } from '../src/policy/index.js';
 import { US_HOLIDAY_NAMES } from '../src/policy/period.js';
 import { demoRuntime } from './helpers.js';
 
@@ -111,10 +111,21 @@ describe('holidays and the table rows about a day', () => {
     expect(of('is labor and delivery open at night?')).toEqual([]);
   });
 
+  it('reads a weekday said as a habit, plural by its words, as no day (candidate HW)', () => {
+    const habitual = ['will pellory still be open on sundays in mid-january 2027?', 'open saturday mornings in december?', "are oxwell's saturday hours changing in november?", 'are you open every saturday?', 'open weekends?', 'what are your weekend hours in january?'];
+    for (const q of habitual) expect(of(q).every(([from, to]) => from !== to), q).toBe(true);
+    expect(habitualDays('will pellory still be open on sundays in mid-january 2027?')).toEqual(['sunday']);
+    expect(habitualDays('open saturday mornings and sunday afternoons?')).toEqual(['saturday', 'sunday']);
+    expect(habitualDays('I heard Saltmarrow is starting Sunday hours this winter. What date does that start?')).toEqual(['sunday']);
+    expect(habitualDays('open weekends?')).toEqual(['weekend']);
+    // Days, not habits: the coming weekday, a weekday with a part of the day in the singular, abbreviations.
+    for (const day of ['is the lab open saturday', 'is harbor open this saturday morning?', 'open tues?', 'what about thurs', 'open this weekend?']) expect(habitualDays(day), day).toEqual([]);
+  });
+
   it('sets aside a table row or a sentence about other days than asked, and only those', () => {
     const christmasEve = askedPeriods('are you open christmas eve?', TODAY);
-    expect(dayExclusion(row("Date: Thursday, December 31, 2026; Holiday: New Year's Eve; Harbor: 8 am–noon"), christmasEve, TODAY)).toMatch(/^about 2026-12-31.*asked about 2026-12-24/u);
-    expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), christmasEve, TODAY)).not.toBeNull();
+    expect(dayExclusion(row("Date: Thursday, December 31, 2026; Holiday: New Year's Eve; Harbor: 8 am–noon"), christmasEve, [], TODAY)).toMatch(/^about 2026-12-31.*asked about 2026-12-24/u);
+    expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), christmasEve, [], TODAY)).not.toBeNull();
     for (const kept of [
       'Date: Thursday, December 24, 2026; Harbor: 8 am–noon',
       'Holiday: Christmas Eve; Hours: 8–12',
@@ -123,15 +134,30 @@ describe('holidays and the table rows about a day', () => {
       // A length of time or "today" in a cell is not a date the row is about.
       'Exam: CT with contrast; Before you come: Nothing to eat for 4 hours before the exam; Arrive: today if possible',
     ])
-      expect(dayExclusion(row(kept), christmasEve, TODAY), kept).toBeNull();
+      expect(dayExclusion(row(kept), christmasEve, [], TODAY), kept).toBeNull();
     // A sentence naming other holidays only; a sentence with a calendar date (when a rule takes effect) is the judge's.
     const sentence = (text: string) => ({ ...row(text), kind: 'sentence' as const });
-    expect(dayExclusion(sentence('The scheduling line is closed on Thanksgiving, Christmas Day and New Year\'s Day.'), christmasEve, TODAY)).toMatch(/^about (?=.*2026-11-26)(?=.*2026-12-25)(?=.*2027-01-01)/u);
-    expect(dayExclusion(sentence('Clinics close at noon on Christmas Eve and New Year\'s Eve.'), christmasEve, TODAY)).toBeNull();
-    expect(dayExclusion(sentence('We close at noon on December 31.'), christmasEve, TODAY)).toBeNull();
-    expect(dayExclusion(sentence('Starting January 4, 2027, Harbor is also open on Thanksgiving.'), christmasEve, TODAY)).toBeNull();
+    expect(dayExclusion(sentence('The scheduling line is closed on Thanksgiving, Christmas Day and New Year\'s Day.'), christmasEve, [], TODAY)).toMatch(/^about (?=.*2026-11-26)(?=.*2026-12-25)(?=.*2027-01-01)/u);
+    expect(dayExclusion(sentence('Clinics close at noon on Christmas Eve and New Year\'s Eve.'), christmasEve, [], TODAY)).toBeNull();
+    expect(dayExclusion(sentence('We close at noon on December 31.'), christmasEve, [], TODAY)).toBeNull();
+    expect(dayExclusion(sentence('Starting January 4, 2027, Harbor is also open on Thanksgiving.'), christmasEve, [], TODAY)).toBeNull();
     // No day asked: the judge decides.
-    expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), [], TODAY)).toBeNull();
+    expect(dayExclusion(row('Holiday: Christmas Day; Harbor: Closed'), [], [], TODAY)).toBeNull();
+  });
+
+  it("sets aside one day's row or holiday sentence for a weekday asked as a habit, unless a single day is asked too (candidate HW)", () => {
+    const sentence = (text: string) => ({ ...row(text), kind: 'sentence' as const });
+    const ask = 'will harbor still be open on sundays in january 2027?';
+    const periods = askedPeriods(ask, TODAY);
+    const habitual = habitualDays(ask);
+    expect(dayExclusion(row("Date: Friday, January 1, 2027; Holiday: New Year's Day; Harbor: Closed"), periods, habitual, TODAY)).toMatch(/^about 2027-01-01.*asked about every sunday/u);
+    expect(dayExclusion(sentence('The scheduling line is closed on Thanksgiving and Christmas Day.'), periods, habitual, TODAY)).not.toBeNull();
+    // A row or sentence naming no calendar day is the rule of every such day: the judge decides.
+    for (const kept of ['Day: Sunday; Harbor: 9–1', 'Site: Harbor; Saturday: 8–12; Sunday: Closed']) expect(dayExclusion(row(kept), periods, habitual, TODAY), kept).toBeNull();
+    expect(dayExclusion(sentence('Harbor is open Sundays from 9 to 1.'), periods, habitual, TODAY)).toBeNull();
+    // A single day asked beside the habit: the day's row answers it.
+    const both = 'what are your sunday hours on new years day?';
+    expect(dayExclusion(row("Holiday: New Year's Day; Harbor: Closed"), askedPeriods(both, TODAY), habitualDays(both), TODAY)).toBeNull();
   });
 
   it('tells a unit about an asked day from one naming no day or another day', () => {

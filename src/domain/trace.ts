@@ -222,6 +222,8 @@ export const TraceSchema = z.looseObject({
   question_analysis: z
     .object({
       periods: z.array(z.object({ text: z.string(), from: IsoDateSchema, to: IsoDateSchema })),
+      /** Weekdays the question asks about as habits ("open on sundays?", "saturday hours"), when it names any (since session 35). */
+      habitual_days: z.array(z.string()).optional(),
       entities: z.record(z.string(), z.array(z.string())),
       every: z.array(z.string()).optional(),
       names_person: z.boolean(),

@@ -35,6 +35,7 @@ function understood(t: Trace): string {
   if (a === null || a === undefined) return '';
   const parts = [
     ...a.periods.map((p) => `period <strong>${esc(p.text)}</strong> (${esc(p.from)} to ${esc(p.to)})`),
+    ...(a.habitual_days ?? []).map((d) => `every <strong>${esc(d)}</strong>, as a habit`),
     ...Object.entries(a.entities).flatMap(([type, values]) => values.map((v) => `${esc(type)} <strong>${esc(v)}</strong>`)),
     ...(a.every ?? []).map((type) => `every <strong>${esc(type)}</strong>`),
     ...(a.names_person ? ['a named person'] : []),

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -234,6 +234,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           mentioned: mentionedEntities(analysis, deps.assistant, { typos: true }),
           every: quantifiedTypes(analysis, deps.assistant),
           periods: askedPeriods(analysis, asOf),
+          // Weekdays asked about as habits ("open on sundays?"): the rule of every such day, not one date's.
+          habitual: habitualDays(analysis),
           // Whether the question asks about a named person (a provider, say), not one it introduces.
           namesPerson: stored.replace(INTRODUCED_NAME, ' ').includes(PERSON_PLACEHOLDER),
           // Someone acting for the patient ("can my wife cancel my appointment"), or the patient for someone.
@@ -259,8 +261,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, every, periods, namesPerson, actsFor, actedFor } = await read;
-        questionAnalysis = { periods, entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor };
+        const { mentioned, every, periods, habitual, namesPerson, actsFor, actedFor } = await read;
+        questionAnalysis = { periods, ...(habitual.length > 0 ? { habitual_days: habitual } : {}), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor };
         let hits: readonly Hit[] = [];
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
@@ -299,7 +301,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             // A question about what someone may do for the patient (or the patient for someone) is answered only by a unit that
             // speaks of a person other than the patient: "you can cancel in the portal" does not say whether a wife may.
             unitExclusion: (unit, text) =>
-              dayExclusion(unit, periods, asOf) ??
+              dayExclusion(unit, periods, habitual, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
               (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null) ??
               (actedFor !== null && actedFor !== 'minor' && speaksOnlyOfMinors(text, actedFor) ? ONLY_MINORS : null),
@@ -317,6 +319,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         for (const u of support.units) if (u.score !== null) best.set(u.label, Math.max(best.get(u.label) ?? 0, u.score));
         retrieved = retrievedOf(labeled, hits, best);
         const { k, beyondKThreshold } = deps.settings;
+        // Passages every unit of which was set aside before judging take none of the k places offered.
+        const kept = new Set(support.units.filter((u) => u.excluded === null).map((u) => u.label));
+        const setAside = new Set(support.units.filter((u) => !kept.has(u.label)).map((u) => u.label));
         const answering = {
           candidates: support.units.filter((u) => answers(support, u)).map((u) => ({ label: u.label, start: u.start, end: u.end, named: u.named, row: u.cells ?? null, score: u.score ?? 0 })),
           mentioned,
@@ -330,7 +335,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // December 24), wherever its passage ranked: the site's regular pages outrank it by words and meaning alike.
         const dated = row === null ? (support.units.find((u) => answers(support, u) && namesAskedDay(u, periods, asOf)) ?? null) : null;
         const must = row ?? dated;
-        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: must === null ? [] : [must.label] });
+        let offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, setAside, mustOffer: must === null ? [] : [must.label] });
         if (offered.length === 0) {
           const top = (from: number, to: number): string => Math.max(0, ...labeled.slice(from, to).map((p) => best.get(p.label) ?? 0)).toFixed(2);
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
@@ -352,7 +357,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           };
         }
 
-        if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, mustOffer: each.quoted.map((q) => q.candidate.label) });
+        if (each !== null) offered = offeredPassages({ labeled, answering: support.addressing, best, k, beyondKThreshold, setAside, mustOffer: each.quoted.map((q) => q.candidate.label) });
         // Two sources in force for the same scope that state the asked detail differently: citing either would hide it.
         const conflict = findConflict(support, offered);
         if (conflict !== null) return abstain('CONFLICTING_REVISIONS', `offered passages disagree on what was asked: ${conflict.detail}`);

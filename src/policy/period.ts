@@ -181,19 +181,34 @@ function holidayPeriods(text: string, asOf: IsoDate, within: readonly AskedPerio
   return out;
 }
 
-/** A weekday alone, as chrono reads "saturday" (the coming one). */
-const BARE_WEEKDAY = /^(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?$/iu;
-/** Words that make a weekday a habit: "on a saturday", "a normal saturday", "any saturday"; "saturday hours". */
-const HABIT_BEFORE = /\b(?:a|any|normal|regular|typical|usual|ordinary)\s+$/iu;
-const HABIT_AFTER = /^\s+(?:hours?|schedule)\b/iu;
+const WEEKDAY = String.raw`(mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?`;
+const FULL_WEEKDAY = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
+/**
+ * A weekday said as a habit, the rule of every such day: after "a", "any", "every", "normal", "regular", "typical",
+ * "usual" or "ordinary" ("close on a normal saturday"); before "hours" or "schedule" ("saturday hours?"); in the plural
+ * ("on sundays"), or before a part of the day in the plural ("saturday mornings"); and weekends said so ("weekends",
+ * "weekend hours"). "this saturday", "on saturday", "saturday morning", "saturday the 26th" are days. Abbreviations
+ * count only in the singular forms ("tues", "thurs" are not plurals).
+ */
+const HABIT = new RegExp(
+  String.raw`\b(?:(?:a|any|every|normal|regular|typical|usual|ordinary)\s+${WEEKDAY}\b|${WEEKDAY}\s+(?:hours?|schedule|mornings|afternoons|evenings|nights)\b|${FULL_WEEKDAY}s\b|(?:a|any|every|normal|regular|typical|usual|ordinary)\s+(weekend)\b|(weekend)s\b|(weekend)\s+(?:hours?|schedule)\b)`,
+  'giu',
+);
+const WEEKDAY_NAMES: Readonly<Record<string, string>> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday', wee: 'weekend' };
+
+/** The weekdays a text speaks of as habits ("sundays", "saturday hours", "a normal saturday"), with where each is said. */
+const habits = (text: string): { readonly day: string; readonly from: number; readonly to: number }[] =>
+  Array.from(text.matchAll(HABIT), (m) => {
+    const said = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6] ?? '').toLowerCase();
+    return { day: WEEKDAY_NAMES[said.slice(0, 3)] ?? said, from: m.index, to: m.index + m[0].length };
+  });
 
 /**
- * Whether a weekday is said as a habit, not as a day: "saturday hours?", "close on a normal saturday"
- * ask for the rule of every such day, not for the coming one ("this saturday", "on saturday" are days).
+ * The weekdays a message asks about as habits, each once: "will pellory still be open on sundays in january?" asks
+ * for the rule of every Sunday, which no row about one calendar day states. Read over the whole message ("I heard
+ * Saltmarrow is starting Sunday hours. What date does that start?").
  */
-function habitualWeekday(question: string, at: number, text: string): boolean {
-  return BARE_WEEKDAY.test(text) && (HABIT_BEFORE.test(question.slice(0, at)) || HABIT_AFTER.test(question.slice(at + text.length)));
-}
+export const habitualDays = (message: string): string[] => [...new Set(habits(message.toLowerCase()).map((h) => h.day))];
 
 /**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
@@ -205,10 +220,12 @@ export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   const question = askingSentences(message);
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
   const out: AskedPeriod[] = seasonPeriods(question, asOf);
+  const habitual = habits(question);
   // A date said without its year ("on March 3", "this Saturday") is the next one: patients ask about visits ahead.
   for (const result of parser.parse(question, reference, { forwardDate: true })) {
     if (result.tags().has('result/relativeDate') && (DURATION.test(result.text) || UNITS_ONLY.test(result.text) || AGE_AFTER.test(question.slice(result.index + result.text.length)))) continue;
-    if (habitualWeekday(question, result.index, result.text)) continue;
+    // A weekday said as a habit is no day (the coming one is what chrono reads).
+    if (habitual.some((h) => h.from <= result.index && result.index < h.to)) continue;
     const start = result.start;
     const [y, m, d] = [start.get('year') ?? 0, start.get('month') ?? 1, start.get('day') ?? 1];
     if (start.isCertain('day') || start.isCertain('weekday')) out.push({ text: result.text, from: iso(y, m, d), to: iso(y, m, d) });
@@ -284,15 +301,20 @@ export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf:
 /**
  * Why a unit cannot answer for the days asked, or null: it is about other calendar days than any
  * asked ("Date: December 31 (New Year's Eve)", or "closed on Thanksgiving and Christmas Day", for a
- * question about Christmas Eve). A unit naming no day, or a question naming no period, is left to
- * the judge.
+ * question about Christmas Eve); or it is about particular days and the question asks about a weekday
+ * as a habit and names no single day ("Date: January 1, 2027; …" for "open on sundays in january?":
+ * one day's exception is not the rule of every Sunday). A unit naming no day, or a question naming
+ * no period and no habit, is left to the judge.
  */
-export function dayExclusion(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): string | null {
-  if (periods.length === 0) return null;
+export function dayExclusion(unit: Unit, periods: readonly AskedPeriod[], habitual: readonly string[], asOf: IsoDate): string | null {
+  if (periods.length === 0 && habitual.length === 0) return null;
   const stated = statedDays(unit, asOf);
-  if (stated.length === 0 || overlapsAsked(stated, periods)) return null;
+  if (stated.length === 0) return null;
   const span = (p: AskedPeriod): string => (p.from === p.to ? p.from : `${p.from}..${p.to}`);
-  return `about ${stated.map(span).join(', ')}; asked about ${periods.map((p) => `${span(p)} ("${p.text}")`).join(', ')}`;
+  const about = `about ${stated.map(span).join(', ')}`;
+  if (habitual.length > 0 && !periods.some((p) => p.from === p.to)) return `${about}; asked about every ${habitual.join(', ')}`;
+  if (periods.length === 0 || overlapsAsked(stated, periods)) return null;
+  return `${about}; asked about ${periods.map((p) => `${span(p)} ("${p.text}")`).join(', ')}`;
 }
 
 /**
