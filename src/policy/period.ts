@@ -190,8 +190,9 @@ const FULL_WEEKDAY = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)
  * "weekend hours"). "this saturday", "on saturday", "saturday morning", "saturday the 26th" are days. Abbreviations
  * count only in the singular forms ("tues", "thurs" are not plurals).
  */
+const EVERY = '(?:a|any|every|normal|regular|typical|usual|ordinary)';
 const HABIT = new RegExp(
-  String.raw`\b(?:(?:a|any|every|normal|regular|typical|usual|ordinary)\s+${WEEKDAY}\b|${WEEKDAY}\s+(?:hours?|schedule|mornings|afternoons|evenings|nights)\b|${FULL_WEEKDAY}s\b|(?:a|any|every|normal|regular|typical|usual|ordinary)\s+(weekend)\b|(weekend)s\b|(weekend)\s+(?:hours?|schedule)\b)`,
+  String.raw`\b(?:${EVERY}\s+${WEEKDAY}\b|${WEEKDAY}\s+(?:hours?|schedule|mornings|afternoons|evenings|nights)\b|${FULL_WEEKDAY}s\b|${EVERY}\s+(weekend)\b|(weekend)s\b|(weekend)\s+(?:hours?|schedule)\b)`,
   'giu',
 );
 const WEEKDAY_NAMES: Readonly<Record<string, string>> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday', wee: 'weekend' };
