@@ -195,7 +195,8 @@ const HABIT = new RegExp(
   String.raw`\b(?:${EVERY}\s+${WEEKDAY}\b|${WEEKDAY}\s+(?:hours?|schedule|mornings|afternoons|evenings|nights)\b|${FULL_WEEKDAY}s\b|${EVERY}\s+(weekend)\b|(weekend)s\b|(weekend)\s+(?:hours?|schedule)\b)`,
   'giu',
 );
-const WEEKDAY_NAMES: Readonly<Record<string, string>> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday', wee: 'weekend' };
+/** A weekday's name from its first three letters; "weekend" names itself. */
+const WEEKDAY_NAMES: Readonly<Record<string, string>> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' };
 
 /** The weekdays a text speaks of as habits ("sundays", "saturday hours", "a normal saturday"), with where each is said. */
 const habits = (text: string): { readonly day: string; readonly from: number; readonly to: number }[] =>
@@ -209,7 +210,7 @@ const habits = (text: string): { readonly day: string; readonly from: number; re
  * for the rule of every Sunday, which no row about one calendar day states. Read over the whole message ("I heard
  * Saltmarrow is starting Sunday hours. What date does that start?").
  */
-export const habitualDays = (message: string): string[] => [...new Set(habits(message.toLowerCase()).map((h) => h.day))];
+export const habitualDays = (message: string): string[] => [...new Set(habits(message).map((h) => h.day))];
 
 /**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
