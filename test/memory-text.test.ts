@@ -84,6 +84,29 @@ describe('BM25 over rows', () => {
   });
 });
 
+describe('passages holding every word of a phrase', () => {
+  it('property: exactly the allowed passages whose terms include all of some phrase\'s, in table order', () => {
+    const words = ['December', 'Dec', '24', '24th', 'christmas', 'eve', 'hours', 'the', 'clinic'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+        fc.subarray(['r1', 'r2']),
+        (docs, phrases, allowed) => {
+          const rows = docs.map((d, i) => ({ passage: passageOf(`p${i}`, i % 3 === 0 ? 'r2' : 'r1'), searchText: d.join(' ') }));
+          const found = createMemoryTextSearch(rows).containing({ phrases: phrases.map((p) => p.join(' ')), allowed: new Set(allowed) });
+          const expected = rows.filter(({ passage, searchText }) => {
+            const terms = new Set(analyze(searchText));
+            // A phrase of stop words only holds no term, and finds nothing.
+            return allowed.includes(passage.revision) && phrases.some((p) => analyze(p.join(' ')).length > 0 && analyze(p.join(' ')).every((t) => terms.has(t)));
+          });
+          expect(found).toEqual(expected.map((r) => r.passage));
+        },
+      ),
+    );
+  });
+});
+
 describe('BM25 top k', () => {
   it('property: the best k are the first k of every match in order, ties included', () => {
     const words = ['parking', 'garage', 'free', 'clinic', 'hours', 'lab'];

@@ -3,9 +3,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { askedPeriods, dayExclusion, habitualDays, namesAskedDay, periodExclusion } from '../src/policy/index.js';
+import { askedPeriods, dayExclusion, dayPhrases, habitualDays, namesAskedDay, periodExclusion, statesDay } from '../src/policy/index.js';
 import { US_HOLIDAY_NAMES } from '../src/policy/period.js';
-import { demoRuntime } from './helpers.js';
+import { createHybridRetriever } from '../src/retrieve/index.js';
+import { demoRuntime, hashEmbedder } from './helpers.js';
 
 const TODAY = '2026-12-03' as IsoDate;
 
@@ -196,6 +197,27 @@ describe('holidays and the table rows about a day', () => {
   });
 });
 
+describe('the words a page states a day with', () => {
+  it('names the month in full and in three letters with the day number or ordinal, and each holiday falling on the day', () => {
+    expect(dayPhrases('2026-12-24')).toEqual(['december 24', 'december 24th', 'dec 24', 'dec 24th', 'christmas eve']);
+    expect(dayPhrases('2026-09-01')).toEqual(['september 1', 'september 1st', 'sep 1', 'sep 1st', 'sept 1', 'sept 1st']);
+    expect(dayPhrases('2026-11-26')).toContain('thanksgiving');
+    expect(dayPhrases('2026-11-12')).toEqual(['november 12', 'november 12th', 'nov 12', 'nov 12th']);
+    // July 5, 2027 is Independence Day observed: a page's "Independence Day" is about July 4, so the name is not July 5's.
+    expect(dayPhrases('2027-07-05')).toEqual(['july 5', 'july 5th', 'jul 5', 'jul 5th']);
+  });
+
+  it('confirms a passage states the day by its dates and holidays, not by a number or another year', () => {
+    const table = '| Date | Wren Hollow |\n|---|---|\n| Thursday, December 24, 2026 | 8 am-noon |\n| Friday, December 25, 2026 | closed |';
+    expect(statesDay(table, '2026-12-24', TODAY)).toBe(true);
+    expect(statesDay(table, '2026-12-26', TODAY)).toBe(false);
+    expect(statesDay('Closed on Christmas Eve and New Year\'s Day.', '2026-12-24', TODAY)).toBe(true);
+    expect(statesDay('The nurse line is answered 24 hours a day in December.', '2026-12-24', TODAY)).toBe(false);
+    expect(statesDay('On Wednesday, December 24, 2025, clinics closed at noon.', '2026-12-24', TODAY)).toBe(false);
+    expect(statesDay('Holiday hours run Dec 24 - Jan 2.', '2026-12-28', TODAY)).toBe(true);
+  });
+});
+
 describe('a rule answers for a period only when its revision is in force throughout it', () => {
   const source = 'no-show' as SourceId;
   const current = { revision: 'sha256:current' as RevisionId, effectiveDate: '2026-03-01' as IsoDate };
@@ -219,6 +241,21 @@ describe('periods end to end on the demo corpus', () => {
   });
   afterAll(async () => {
     await runtime.close();
+  });
+
+  it('retrieves the passages stating an asked day after the fused ones, wherever they would rank', async () => {
+    const retriever = createHybridRetriever({ index: runtime.index, embedder: hashEmbedder(), mode: 'fts' });
+    const request = { query: 'parking garage validation', role: 'patient' as const, asOf: '2026-12-02' as IsoDate, entities: {}, limit: 2 };
+    const plain = await retriever.retrieve(request);
+    expect(plain.map((h) => h.passage.sourceId)).not.toContain('holiday-closures');
+    const dated = await retriever.retrieve({ ...request, days: ['2026-12-26'] });
+    expect(dated.slice(0, plain.length)).toEqual(plain);
+    const added = dated.slice(plain.length);
+    expect(added.map((h) => [h.passage.sourceId, h.rank, h.components])).toEqual([['holiday-closures', plain.length + 1, { fts: null, day: { score: 1, rank: 1 } }]]);
+    expect(added[0]?.passage.text).toMatch(/Saturday, December 26, 2026/u);
+    expect(retriever.id).toMatch(/,days=named\(4\)\)$/u);
+    // A day no page states adds nothing.
+    expect(await retriever.retrieve({ ...request, days: ['2026-12-29'] })).toEqual(plain);
   });
 
   it('abstains on Eastside\'s hours for a month a future revision governs, recording why each unit was set aside', async () => {

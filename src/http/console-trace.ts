@@ -169,13 +169,14 @@ ${table(['#', 'sentence', 'cites', 'support', 'threshold', 'decision'], rows)}`;
 export function evidencePath(t: Trace, verified: { ok: boolean; problems: readonly string[] } | null, now: RevisionsNow | null): string {
   const cited = new Set(t.citations.map((c) => c.label));
   const candidates = table(
-    ['label', 'rank', 'score', 'vector', 'BM25', 'support', 'source', 'version', 'revision', 'span', 'status', 'revision now'],
+    ['label', 'rank', 'score', 'vector', 'BM25', 'day', 'support', 'source', 'version', 'revision', 'span', 'status', 'revision now'],
     t.retrieved.map((r) => [
       td(`<a href="/console/traces/${esc(t.trace_id)}/passages/${esc(r.label)}">${esc(r.label)}</a>`),
       td(String(r.rank)),
       td(r.score.toFixed(4)),
       td(r.components.vector ? `${r.components.vector.score.toFixed(3)} (#${r.components.vector.rank})` : '-'),
       td(r.components.fts ? `${r.components.fts.score.toFixed(2)} (#${r.components.fts.rank})` : '-'),
+      td(r.components.day ? `states a day asked (#${r.components.day.rank})` : '-'),
       td(r.judged !== undefined ? fixed(r.judged) : r.coverage !== undefined ? `${fixed(r.coverage)} (lexical)` : '-'),
       td(esc(r.source_id)),
       td(esc(r.version ?? '-')),

@@ -45,6 +45,8 @@ export interface PolicyIndex {
   /** `exact` skips the ANN index (recall checks, audits): flat search over the same allowed revisions. */
   vectorSearch(request: SearchRequest & { readonly vector: Float32Array; readonly exact?: boolean }): Promise<readonly PassageMatch[]>;
   textSearch(request: SearchRequest & { readonly query: string }): Promise<readonly PassageMatch[]>;
+  /** The passages of the revisions, in table order, whose search text holds every word of at least one phrase (BM25's terms, in any order). */
+  phraseSearch(request: { readonly revisions: readonly RevisionId[]; readonly phrases: readonly string[] }): Promise<readonly Passage[]>;
   /** The stored body of any revision ever ingested, for verification and audits. */
   revisionBody(revision: RevisionId): Promise<string | null>;
   /** Every passage of any revision ever ingested, in body order. */
@@ -250,6 +252,10 @@ async function openIndex(location: IndexLocation, inProcess: InProcessSearch): P
     async textSearch({ query, revisions: allowed, limit }) {
       if (allowed.length === 0) return [];
       return (await guard(textIndex())).search({ query, allowed: scopeOf(allowed).allowed, limit });
+    },
+    async phraseSearch({ phrases, revisions: allowed }) {
+      if (allowed.length === 0 || phrases.length === 0) return [];
+      return (await guard(textIndex())).containing({ phrases, allowed: scopeOf(allowed).allowed });
     },
     async revisionBody(revision) {
       const rows = (await guard(

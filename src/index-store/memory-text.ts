@@ -66,6 +66,8 @@ export interface TextRow {
 export interface MemoryTextSearch {
   readonly size: number;
   search(request: { readonly query: string; readonly allowed: ReadonlySet<string>; readonly limit: number }): readonly { readonly passage: Passage; readonly score: number }[];
+  /** The passages of the allowed revisions, in table order, whose search text holds every term of at least one phrase (in any order). */
+  containing(request: { readonly phrases: readonly string[]; readonly allowed: ReadonlySet<string> }): readonly Passage[];
 }
 
 /** Postings of one term while they are gathered: passage positions in table order and the term's count in each. */
@@ -149,7 +151,32 @@ export function createMemoryTextSearch(rows: readonly TextRow[]): MemoryTextSear
       for (const doc of touched) scores[doc] = 0;
       return best;
     },
+    containing({ phrases, allowed }) {
+      const mask = maskOf(allowed);
+      const found = new Set<number>();
+      for (const phrase of phrases) {
+        const lists = [...new Set(analyze(phrase))].map((term) => impactsOf.get(term)?.docs);
+        if (lists.length === 0 || lists.some((docs) => docs === undefined)) continue;
+        // The rarest term's passages, kept where every other term occurs too (postings are in table order).
+        const [rarest, ...rest] = (lists as Int32Array[]).sort((a, b) => a.length - b.length);
+        for (const doc of rarest as Int32Array) if (mask[doc] === 1 && rest.every((docs) => holds(docs, doc))) found.add(doc);
+      }
+      return [...found].sort((a, b) => a - b).map((doc) => (rows[doc] as TextRow).passage);
+    },
   };
+}
+
+/** Whether ascending postings hold a passage: binary search. */
+function holds(docs: Int32Array, doc: number): boolean {
+  let [lo, hi] = [0, docs.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = docs[mid] as number;
+    if (at === doc) return true;
+    if (at < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** The `limit` best passages by score, then table order, without sorting every match: a bounded heap, worst on top. */

@@ -272,6 +272,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             asOf,
             entities: mentioned,
             limit: deps.settings.candidates,
+            days: periods.flatMap((p) => (p.from === p.to ? [p.from] : [])),
             ...(request.signal ? { signal: request.signal } : {}),
           });
           labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));

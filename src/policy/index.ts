@@ -4,5 +4,5 @@ export { clarifyQuestion, eachValueAnswer, everyValueRow, quoteLead, type Clarif
 export { abstentionMessage, noRequestMessage, routingMessage } from './messages.js';
 export { actedForAge, actingFor, namesAnotherPerson, speaksOnlyOfMinors, type ActedForAge } from './acting.js';
 export { INJECTION_MODEL, isInstruction, keptOutOfAnswers, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
-export { askedPeriods, dayExclusion, habitualDays, namesAskedDay, periodExclusion, type AskedPeriod } from './period.js';
+export { askedPeriods, dayExclusion, dayPhrases, habitualDays, namesAskedDay, periodExclusion, statesDay, type AskedPeriod } from './period.js';
 export { policyNames, properNames } from './names.js';

@@ -253,6 +253,37 @@ function calendarDates(text: string, asOf: IsoDate): AskedPeriod[] {
   });
 }
 
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const ordinal = (n: number): string => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+
+/**
+ * The words a page states a day with, each phrase to be found word by word (in any order, as a search's terms): its
+ * month, in full or in three letters ("sept" too), with its day number or ordinal ("December 24", "Dec 24th", "24
+ * December"); and the name of each holiday falling on it, as a page names it (the calendar's name without a trailing
+ * "Day" where people leave it out: "Christmas Eve", "Thanksgiving"). An observed (substitute) day is not the holiday's.
+ */
+export function dayPhrases(day: IsoDate): string[] {
+  const [year = 0, month = 1, date = 1] = day.split('-').map(Number);
+  const name = MONTHS[month - 1] ?? '';
+  const months = [name, name.slice(0, 3), ...(name === 'september' ? ['sept'] : [])];
+  const dates = [String(date), ordinal(date)];
+  const holidays = HOLIDAY_SAYINGS.filter(({ key }) => holidayDate(key, year) === day).map(({ core }) => core);
+  return [...months.flatMap((m) => dates.map((d) => `${m} ${d}`)), ...holidays];
+}
+
+/** The calendar dates and holidays a text names, remembered: a page that names days is read for each question about one. */
+const statedInText = boundedMemo<readonly AskedPeriod[]>(2_000);
+
+/**
+ * Whether a text (a passage) states the day: a calendar date or a holiday it names falls on it, read as a unit's are
+ * (chrono's strict parser; the holidays by name, the nearest to the asking day), so "24 hours" or a December 24 of
+ * another year does not.
+ */
+export function statesDay(text: string, day: IsoDate, asOf: IsoDate): boolean {
+  const stated = statedInText(`${asOf}\u0000${text}`, () => [...calendarDates(text, asOf), ...holidayPeriods(text, asOf, [])]);
+  return stated.some((s) => s.from <= day && day <= s.to);
+}
+
 /** The days a unit names: a table row's date and holiday cells; a sentence's calendar dates and holidays, apart. */
 interface NamedDays {
   readonly dates: readonly AskedPeriod[];

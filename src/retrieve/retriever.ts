@@ -8,6 +8,8 @@ export interface RetrievalRequest {
   readonly entities: EntityMentions;
   /** How many candidates to return, best first. */
   readonly limit: number;
+  /** Single days the question asks about: passages stating one are candidates too, wherever they would rank. */
+  readonly days?: readonly IsoDate[];
   readonly signal?: AbortSignal;
 }
 

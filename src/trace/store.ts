@@ -57,13 +57,20 @@ export function columnsOf(trace: Trace): Readonly<Record<IndexedColumn, string |
 }
 
 /** A stored row as both stores read it back. */
+/**
+ * A row as the database returns it. The chain's fields are text when written, but a damaged record (a flipped byte in
+ * a SQLite record header) can hold NULL, a number or a blob in any of them: they are read as `unknown`.
+ */
 export type TraceRow = Readonly<Record<IndexedColumn, string | null>> & {
   readonly seq: number | string;
-  readonly body: string;
-  readonly body_sha256: string;
-  readonly prev_hash: string;
-  readonly hash: string;
+  readonly body: unknown;
+  readonly body_sha256: unknown;
+  readonly prev_hash: unknown;
+  readonly hash: unknown;
 };
+
+/** A chain field as stored: its text, or the empty text for a value that is not text, which matches no digest or hash, so verify names the record. */
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** A stored body as JSON.parse reads it (undefined: not JSON at all), and whether it is a contract trace. */
 export interface BodyReading {
@@ -96,17 +103,18 @@ export function bodyReading(stored: StoredTrace): BodyReading {
 
 /** A row whose body no longer parses is still returned (as far as it parses), so verification can name it. */
 export function storedFromRow(row: TraceRow): StoredTrace {
-  const json = parseBody(row.body);
+  const body = textOf(row.body);
+  const json = parseBody(body);
   const result = TraceSchema.safeParse(json);
   // isTombstone without parsing the body a second time.
   const purged = json !== null && typeof json === 'object' && (json as { purged?: unknown }).purged === true;
   const stored: StoredTrace = {
     seq: Number(row.seq),
     trace: result.success ? result.data : ((json ?? {}) as Trace),
-    body: row.body,
-    bodySha256: row.body_sha256,
-    prevHash: row.prev_hash,
-    hash: row.hash,
+    body,
+    bodySha256: textOf(row.body_sha256),
+    prevHash: textOf(row.prev_hash),
+    hash: textOf(row.hash),
     columns: Object.fromEntries(INDEXED_COLUMNS.map((c) => [c, row[c]])) as Record<IndexedColumn, string | null>,
     purged,
   };
