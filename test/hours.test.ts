@@ -32,6 +32,9 @@ describe('whose hours (candidate HC)', () => {
       'Date: Saturday, December 26, 2026; Booking Desk: Closed; Brackwick: 9 am – 5 pm',
       'Call the scheduling line at 555-0117 to book.',
       'The lab is closed on Sundays.',
+      // A desk or office in a building is a place.
+      'The main office is open from 8 am to 5 pm.',
+      'The information desk in the lobby is staffed from 7 am.',
     ]) {
       expect(channelOfHours(text), text).toBeNull();
     }

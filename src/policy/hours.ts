@@ -6,15 +6,16 @@
  * desks and centres by phone, its portal and app) and the words a question uses to ask about one; no phrasing list.
  */
 
-/** What a line, desk or centre reached from afar is for, before its noun ("the scheduling line", "the nurse advice line"). */
+/** What a phone line is for, before "line" ("the scheduling line", "the nurse advice line", "the main line"). */
 const LINE_PURPOSES = [
   'scheduling', 'appointment', 'appointments', 'booking', 'nurse', 'advice', 'billing', 'phone', 'telephone', 'call', 'help',
   'answering', 'main', 'access', 'triage', 'records', 'after-hours', 'patient', 'information', 'contact', 'customer service',
 ] as const;
-/** Nouns for something reached from afar. */
-const REMOTE = ['line', 'lines', 'desk', 'center', 'centre', 'service', 'team', 'office'] as const;
+/** What a desk, centre, service, team or office reached by phone is for ("the booking desk", "the call center"); not a desk in a lobby. */
+const REMOTE_PURPOSES = ['scheduling', 'appointment', 'appointments', 'booking', 'billing', 'call', 'contact', 'access', 'answering', 'triage'] as const;
+const REMOTE = ['desk', 'center', 'centre', 'service', 'team', 'office'] as const;
 /** Reached from afar by themselves. */
-const REMOTE_ALONE = ['call center', 'call centre', 'contact center', 'contact centre', 'phone lines', 'phones', 'portal', 'app', 'chat'] as const;
+const REMOTE_ALONE = ['phone lines', 'phones', 'portal', 'app', 'chat'] as const;
 /** Words by which a question asks about reaching the system from afar, or about doing what one reaches it for. */
 const ASKS_REMOTE = [
   'line', 'lines', 'call', 'calls', 'calling', 'phone', 'phones', 'telephone', 'portal', 'app', 'online', 'message', 'messages', 'chat',
@@ -23,7 +24,7 @@ const ASKS_REMOTE = [
 ] as const;
 
 const alternation = (words: readonly string[]): string => [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/[-\s]/gu, '[-\\s]')).join('|');
-const CHANNEL = `(?:(?:${alternation(LINE_PURPOSES)})[-\\s](?:${alternation(REMOTE)})|${alternation(REMOTE_ALONE)})`;
+const CHANNEL = `(?:(?:${alternation(LINE_PURPOSES)})[-\\s]lines?|(?:${alternation(REMOTE_PURPOSES)})[-\\s](?:${alternation(REMOTE)})|${alternation(REMOTE_ALONE)})`;
 
 /** A question about when a place is open: "hours" (not a length, "24 hours before"), "open", "close", "what time … open". */
 const ASKS_HOURS = /\b(?:(?<!\d\s?)hours|hrs|open|opens|opening|close|closes|closed|closing)\b/u;
