@@ -90,7 +90,7 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('records what the question was understood to ask: periods, entity values, every value of a type, a named person; nothing when routed away first', async () => {
     const trace = await ask('How much will the no-show fee be next year at Harbor Clinic?');
-    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null, acted_for_age: null });
+    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null, acted_for_age: null, asks_place_hours: false });
     expect((await ask('Are any of your clinics open on Saturday?')).question_analysis).toMatchObject({ entities: {}, every: ['clinic'] });
     expect((await ask('I want to end my life')).question_analysis).toBeNull();
   });
