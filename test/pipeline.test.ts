@@ -90,7 +90,7 @@ describe('the pipeline, outcome by outcome', () => {
 
   it('records what the question was understood to ask: periods, entity values, every value of a type, a named person; nothing when routed away first', async () => {
     const trace = await ask('How much will the no-show fee be next year at Harbor Clinic?');
-    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null, acted_for_age: null });
+    expect(trace.question_analysis).toEqual({ periods: [{ text: 'next year', from: '2027-01-01', to: '2027-12-31' }], entities: { clinic: ['harbor'] }, every: [], names_person: false, acts_for: null, acted_for_age: null, asks_place_hours: false });
     expect((await ask('Are any of your clinics open on Saturday?')).question_analysis).toMatchObject({ entities: {}, every: ['clinic'] });
     expect((await ask('I want to end my life')).question_analysis).toBeNull();
   });
@@ -375,3 +375,48 @@ describe('a question about a day', () => {
   });
 });
 
+
+describe("a question about when a place is open (candidate HC)", () => {
+  let runtime: Runtime;
+  beforeAll(async () => {
+    const corpus = await copyCorpus();
+    await writeFile(
+      path.join(corpus, 'scheduling', 'scheduling-line-hours.md'),
+      [
+        '---',
+        'source_id: scheduling-line-hours',
+        'title: Scheduling line hours',
+        'status: approved',
+        'effective_date: 2026-10-15',
+        'version: 2026-10-15',
+        'owner: access-center',
+        'audience: [patient, staff]',
+        '---',
+        'The scheduling line at 555-0142 is answered Monday through Saturday from 7 am to 9 pm.',
+        '',
+      ].join('\n'),
+    );
+    ({ runtime } = await demoRuntime({ corpus }));
+  }, 120_000);
+  afterAll(async () => {
+    await runtime.close();
+  });
+
+  it("sets aside a phone line's hours, and says why; a question about the line is answered by them", async () => {
+    const ask = (question: string) => runtime.assistant.ask({ question, role: 'patient' });
+    const lineUnit = (trace: Awaited<ReturnType<typeof ask>>) => {
+      const decision = trace.support_decision;
+      if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');
+      return decision.units.find((u) => u.text.startsWith('The scheduling line at 555-0142 is answered'));
+    };
+    const clinic = await ask('what time do you close on saturday?');
+    expect(clinic.question_analysis?.asks_place_hours).toBe(true);
+    expect(evidencePath(clinic, null, null)).toMatch(/Understood: [^<]*(?:<[^>]+>[^<]*)*when a place is <strong>open<\/strong>/u);
+    expect(lineUnit(clinic)?.excluded).toBe("states the scheduling line's hours, and the question asks when a place is open");
+    expect(clinic.answer).not.toMatch(/555-0142 is answered/u);
+    const line = await ask('what are the scheduling line hours on saturday?');
+    expect(line.question_analysis?.asks_place_hours).toBe(false);
+    expect(lineUnit(line)?.excluded).toBeUndefined();
+    expect(line.answer).toMatch(/555-0142 is answered Monday through Saturday/u);
+  });
+});

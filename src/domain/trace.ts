@@ -234,6 +234,8 @@ export const TraceSchema = z.looseObject({
        * minor, or null when the words do not say (since session 33).
        */
       acted_for_age: z.enum(['adult', 'grown_child', 'minor']).nullable().optional(),
+      /** Whether the question asks when a place is open, naming no phone line, portal or what one calls for (since session 34). */
+      asks_place_hours: z.boolean().optional(),
     })
     .nullable()
     .optional(),

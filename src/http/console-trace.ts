@@ -29,7 +29,7 @@ function nowCell(r: Retrieved, now: RevisionsNow | null): string {
   return td(`<span class="stale">stale: replaced by <a href="${revisionHref(current.revision)}">version ${esc(current.version ?? short(current.revision))}</a></span>`);
 }
 
-/** What the question was understood to ask (periods, entity values, every value of a type, a named person), when it reached retrieval. */
+/** What the question was understood to ask (periods, entity values, every value of a type, a named person, whose hours), when it reached retrieval. */
 function understood(t: Trace): string {
   const a = t.question_analysis;
   if (a === null || a === undefined) return '';
@@ -41,6 +41,7 @@ function understood(t: Trace): string {
     ...(a.names_person ? ['a named person'] : []),
     ...(a.acts_for == null ? [] : [`acting through <strong>${esc(a.acts_for)}</strong>`]),
     ...(a.acted_for_age == null ? [] : [`about <strong>${{ adult: 'an adult', grown_child: 'a grown son or daughter', minor: 'a minor' }[a.acted_for_age]}</strong>`]),
+    ...(a.asks_place_hours === true ? ['when a place is <strong>open</strong>'] : []),
   ];
   return `<p>Understood: ${parts.length === 0 ? 'no period, entity or person named' : parts.join(' · ')}</p>`;
 }

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -77,6 +77,11 @@ const PERSON_PLACEHOLDER = '[NAME]';
 const INTRODUCED_NAME = /\b(?:i'?m|i am|it'?s|this is|my name is|name's|my \p{L}+)\s+\[NAME\]/giu;
 const NAMES_NO_PERSON = 'names no person, and the question asks about a named one';
 const ONLY_MINORS = 'speaks only of minors and their parents or guardians, and the question is about an adult';
+/** A unit stating a phone line's (or portal's) hours, for a question about when a place is open. */
+const channelHoursExclusion = (text: string): string | null => {
+  const channel = channelOfHours(text);
+  return channel === null ? null : `states the ${channel}'s hours, and the question asks when a place is open`;
+};
 const ACTS_FOR_NO_PERSON = (who: string): string => `names no one but the patient, and the question asks what ${who.startsWith('my ') ? who.replace(/^my /u, "the patient's ") : `a ${who}`} may do`;
 /** A placeholder with the words that introduced it ("my dob is [DOB]"): noise to retrieval and support. */
 const IDENTIFIER_CLAUSE =
@@ -242,6 +247,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           actsFor: actingFor(analysis),
           // Whether the one acted for is an adult by the words ("my 80 year old mom's proxy"): a child's rule does not answer.
           actedFor: actedForAge(analysis),
+          // Whether it asks when a place is open ("what time do you close tonight"): a phone line's hours do not answer.
+          placeHours: asksPlaceHours(analysis),
         }));
         read.catch(() => undefined);
         const routing = await routed;
@@ -261,8 +268,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             generation: null,
           };
         }
-        const { mentioned, every, periods, habitual, namesPerson, actsFor, actedFor } = await read;
-        questionAnalysis = { periods, ...(habitual.length > 0 ? { habitual_days: habitual } : {}), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor };
+        const { mentioned, every, periods, habitual, namesPerson, actsFor, actedFor, placeHours } = await read;
+        questionAnalysis = { periods, ...(habitual.length > 0 ? { habitual_days: habitual } : {}), entities: Object.fromEntries(Object.entries(mentioned).map(([t, v]) => [t, [...v]])), every, names_person: namesPerson, acts_for: actsFor, acted_for_age: actedFor, asks_place_hours: placeHours };
         let hits: readonly Hit[] = [];
         await root.child('retrieve', 'RETRIEVER', async (span) => {
           span.setContent(() => ioContent(analysis, null));
@@ -305,7 +312,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
               dayExclusion(unit, periods, habitual, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
               (actsFor !== null && !namesAnotherPerson(text) ? ACTS_FOR_NO_PERSON(actsFor) : null) ??
-              (actedFor !== null && actedFor !== 'minor' && speaksOnlyOfMinors(text, actedFor) ? ONLY_MINORS : null),
+              (actedFor !== null && actedFor !== 'minor' && speaksOnlyOfMinors(text, actedFor) ? ONLY_MINORS : null) ??
+              (placeHours ? channelHoursExclusion(unit.text) : null),
           });
           span.set({
             'citetrace.judge.model': judged.judge.model,
