@@ -335,37 +335,36 @@ describe('the pipeline, outcome by outcome', () => {
   });
 });
 
-describe('a question about a day', () => {
-  let runtime: Runtime;
+/** The demo corpus with one more approved page (effective 2026-10-15, for patients and staff), served by a runtime over it. */
+function demoWithPage(file: string, page: { readonly sourceId: string; readonly title: string; readonly owner: string; readonly body: readonly string[] }): { runtime: () => Runtime } {
+  let runtime: Runtime | undefined;
   beforeAll(async () => {
     const corpus = await copyCorpus();
-    await writeFile(
-      path.join(corpus, 'lab', 'lab-holiday-hours.md'),
-      [
-        '---',
-        'source_id: lab-holiday-hours',
-        'title: Lab holiday hours 2026',
-        'status: approved',
-        'effective_date: 2026-10-15',
-        'version: 2026-10-15',
-        'owner: lab-operations',
-        'audience: [patient, staff]',
-        '---',
-        '| Date | Harbor Clinic lab | Eastside Clinic lab |',
-        '|---|---|---|',
-        '| Thursday, December 24, 2026 | 7 am – 10 am | Closed |',
-        '| Thursday, December 31, 2026 | 7 am – noon | 7 am – noon |',
-        '',
-      ].join('\n'),
-    );
+    const front = ['---', `source_id: ${page.sourceId}`, `title: ${page.title}`, 'status: approved', 'effective_date: 2026-10-15', 'version: 2026-10-15', `owner: ${page.owner}`, 'audience: [patient, staff]', '---'];
+    await writeFile(path.join(corpus, file), [...front, ...page.body, ''].join('\n'));
     ({ runtime } = await demoRuntime({ corpus }));
   }, 120_000);
   afterAll(async () => {
-    await runtime.close();
+    await runtime?.close();
+  });
+  return {
+    runtime: () => {
+      if (runtime === undefined) throw new Error('runtime not started');
+      return runtime;
+    },
+  };
+}
+
+describe('a question about a day', () => {
+  const demo = demoWithPage(path.join('lab', 'lab-holiday-hours.md'), {
+    sourceId: 'lab-holiday-hours',
+    title: 'Lab holiday hours 2026',
+    owner: 'lab-operations',
+    body: ['| Date | Harbor Clinic lab | Eastside Clinic lab |', '|---|---|---|', '| Thursday, December 24, 2026 | 7 am – 10 am | Closed |', '| Thursday, December 31, 2026 | 7 am – noon | 7 am – noon |'],
   });
 
   it('is answered from the unit that states that day, wherever its passage ranked, and the trace says so', async () => {
-    const trace = await runtime.assistant.ask({ question: 'Can I get blood drawn at the Harbor lab on Christmas Eve?', role: 'patient' });
+    const trace = await demo.runtime().assistant.ask({ question: 'Can I get blood drawn at the Harbor lab on Christmas Eve?', role: 'patient' });
     expect(trace.question_analysis?.periods).toEqual([{ text: 'christmas eve', from: '2026-12-24', to: '2026-12-24' }]);
     expect(trace.outcome).toBe('answer');
     expect(trace.answer).toMatch(/December 24, 2026.*7 am – 10 am/u);
@@ -375,35 +374,16 @@ describe('a question about a day', () => {
   });
 });
 
-
-describe("a question about when a place is open (candidate HC)", () => {
-  let runtime: Runtime;
-  beforeAll(async () => {
-    const corpus = await copyCorpus();
-    await writeFile(
-      path.join(corpus, 'scheduling', 'scheduling-line-hours.md'),
-      [
-        '---',
-        'source_id: scheduling-line-hours',
-        'title: Scheduling line hours',
-        'status: approved',
-        'effective_date: 2026-10-15',
-        'version: 2026-10-15',
-        'owner: access-center',
-        'audience: [patient, staff]',
-        '---',
-        'The scheduling line at 555-0142 is answered Monday through Saturday from 7 am to 9 pm.',
-        '',
-      ].join('\n'),
-    );
-    ({ runtime } = await demoRuntime({ corpus }));
-  }, 120_000);
-  afterAll(async () => {
-    await runtime.close();
+describe('a question about when a place is open (candidate HC)', () => {
+  const demo = demoWithPage(path.join('scheduling', 'scheduling-line-hours.md'), {
+    sourceId: 'scheduling-line-hours',
+    title: 'Scheduling line hours',
+    owner: 'access-center',
+    body: ['The scheduling line at 555-0142 is answered Monday through Saturday from 7 am to 9 pm.'],
   });
 
   it("sets aside a phone line's hours, and says why; a question about the line is answered by them", async () => {
-    const ask = (question: string) => runtime.assistant.ask({ question, role: 'patient' });
+    const ask = (question: string) => demo.runtime().assistant.ask({ question, role: 'patient' });
     const lineUnit = (trace: Awaited<ReturnType<typeof ask>>) => {
       const decision = trace.support_decision;
       if (decision === null || decision === undefined || !('units' in decision)) throw new Error('no judged support decision');
