@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { askedPeriods, dayExclusion, dayPhrases, habitualDays, namesAskedDay, periodExclusion, statesDay } from '../src/policy/index.js';
+import { askedPeriods, datedDays, dayExclusion, dayPhrases, habitualDays, namesAskedDay, periodExclusion, statesDay } from '../src/policy/index.js';
 import { US_HOLIDAY_NAMES } from '../src/policy/period.js';
 import { createHybridRetriever } from '../src/retrieve/index.js';
 import { demoRuntime, hashEmbedder } from './helpers.js';
@@ -205,6 +205,16 @@ describe('the words a page states a day with', () => {
     expect(dayPhrases('2026-11-12')).toEqual(['november 12', 'november 12th', 'nov 12', 'nov 12th']);
     // July 5, 2027 is Independence Day observed: a page's "Independence Day" is about July 4, so the name is not July 5's.
     expect(dayPhrases('2027-07-05')).toEqual(['july 5', 'july 5th', 'jul 5', 'jul 5th']);
+  });
+
+  it('seeks pages for a date, a holiday or a relative day, not for a weekday said alone (candidate WK)', () => {
+    const days = (q: string) => datedDays(askedPeriods(q, '2026-12-20'));
+    for (const q of ['walk ins on saturday?', 'the thursday evening clinic?', 'can i come friday morning', 'open on sat.?']) expect(days(q), q).toEqual([]);
+    expect(days('open this saturday?')).toEqual(['2026-12-26']);
+    expect(days('open saturday the 26th?')).toEqual(['2026-12-26']);
+    expect(days('open tomorrow?')).toEqual(['2026-12-21']);
+    expect(days('open on christmas eve?')).toEqual(['2026-12-24']);
+    expect(days('open on jan 1st?')).toEqual(['2027-01-01']);
   });
 
   it('confirms a passage states the day by its dates and holidays, not by a number or another year', () => {

@@ -20,7 +20,7 @@ import { answers, findConflict, judgeSupport, type SupportDecision } from '../ci
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -279,7 +279,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             asOf,
             entities: mentioned,
             limit: deps.settings.candidates,
-            days: periods.flatMap((p) => (p.from === p.to ? [p.from] : [])),
+            days: datedDays(periods),
             ...(request.signal ? { signal: request.signal } : {}),
           });
           labeled = hits.map((h, i) => ({ label: labelOf(i), passage: h.passage, revision: h.revision }));

@@ -195,6 +195,16 @@ const HABIT = new RegExp(
   String.raw`\b(?:${EVERY}\s+${WEEKDAY}\b|${WEEKDAY}\s+(?:hours?|schedule|mornings|afternoons|evenings|nights)\b|${FULL_WEEKDAY}s\b|${EVERY}\s+(weekend)\b|(weekend)s\b|(weekend)\s+(?:hours?|schedule)\b)`,
   'giu',
 );
+/** A day said only as a weekday, with a part of the day or not ("on saturday", "the thursday evening"): no date, no "this" or "next". */
+const WEEKDAY_ALONE = new RegExp(String.raw`^(?:on\s+|the\s+)?${WEEKDAY}\.?(?:\s+(?:morning|afternoon|evening|night))?$`, 'iu');
+
+/**
+ * The single days a question asks about that a page stating that date may answer: a date, a holiday, a relative day
+ * ("tomorrow", "this saturday"); not a weekday said alone ("on saturday"), which is read as the coming one but is as
+ * often asked as any such day (candidate WK, docs/support-judge.md), so the coming date's holiday page is not sought for it.
+ */
+export const datedDays = (periods: readonly AskedPeriod[]): IsoDate[] => periods.flatMap((p) => (p.from === p.to && !WEEKDAY_ALONE.test(p.text.trim()) ? [p.from] : []));
+
 /** A weekday's name from its first three letters; "weekend" names itself. */
 const WEEKDAY_NAMES: Readonly<Record<string, string>> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' };
 
