@@ -6,8 +6,6 @@ import { reciprocalRankFusion, RRF_K } from './fusion.js';
 import type { Hit, RetrievalRequest, Retriever } from './retriever.js';
 
 export type RetrievalMode = 'hybrid' | 'vector' | 'fts';
-/** The ranked lists a mode fuses. */
-const fusedNames = (mode: RetrievalMode): readonly string[] => (mode === 'fts' ? ['fts'] : mode === 'vector' ? ['vector'] : ['vector', 'fts']);
 
 /** Distinct (role, date, entities) scopes remembered; a day's questions need a handful. */
 const MAX_SCOPES = 256;
@@ -45,12 +43,13 @@ export function createHybridRetriever(options: {
     }
     return revisions;
   };
-  const statingDays = async (request: RetrievalRequest, revisions: readonly RevisionId[], fused: readonly Hit[]): Promise<Hit[]> => {
+  /** `fusedNames`: the ranked lists fused, each a null component of a day's passage. */
+  const statingDays = async (request: RetrievalRequest, revisions: readonly RevisionId[], fused: readonly Hit[], fusedNames: readonly string[]): Promise<Hit[]> => {
     const days = [...new Set(request.days ?? [])];
     if (days.length === 0) return [];
     const taken = new Set(fused.map((h) => h.passage.chunkId as string));
     const found = await index.phraseSearch({ revisions, phrases: days.flatMap(dayPhrases) });
-    const none = Object.fromEntries(fusedNames(mode).map((name) => [name, null]));
+    const none = Object.fromEntries(fusedNames.map((name) => [name, null]));
     return found
       .filter((p) => !taken.has(p.chunkId) && days.some((day) => statesDay(p.text, day, request.asOf)))
       .slice(0, DAY_PASSAGES)
@@ -87,7 +86,7 @@ export function createHybridRetriever(options: {
           if (passage === undefined || revision === undefined) throw new CitetraceError('INTERNAL', `fused hit ${item.key} has no passage`);
           return { passage, revision, score: item.score, rank: i + 1, components: item.components };
         });
-      return [...fused, ...(await statingDays(request, revisions, fused))];
+      return [...fused, ...(await statingDays(request, revisions, fused, lists.map((l) => l.name)))];
     },
   };
 }
