@@ -239,14 +239,20 @@ function drawUnits(passage: UnitSource, tree: Root, blocked: Blocked): Unit[] {
   return text.length > MAX_FAQ_CHARS || blocked(merged) ? units : [merged];
 }
 
-/** The flagged texts of a passage, spans relative to its text: its lines, their sentences and its units as first drawn. */
-const relativeFlags = (passage: UnitSource, tree: Root): FlaggedSpan[] => flaggedTexts(passage.text, drawUnits(passage, tree, NOTHING));
+/** The spans of a Markdown tree's paragraphs (in list items and block quotes too). */
+function paragraphSpans(node: Node): Span[] {
+  const own = node.type === 'paragraph' && node.position?.start.offset !== undefined && node.position.end.offset !== undefined ? [{ start: node.position.start.offset, end: node.position.end.offset }] : [];
+  return 'children' in node && Array.isArray(node.children) ? [...own, ...(node.children as Node[]).flatMap(paragraphSpans)] : own;
+}
+
+/** The flagged texts of a passage, spans relative to its text: its lines, their sentences (or their paragraph's) and its units as first drawn. */
+const relativeFlags = (passage: UnitSource, tree: Root): FlaggedSpan[] => flaggedTexts(passage.text, drawUnits(passage, tree, NOTHING), paragraphSpans(tree));
 
 const shifted = <T extends Span>(span: T, by: number): T => ({ ...span, start: span.start + by, end: span.end + by });
 
 /**
  * What the injection detector flags in a passage (spans in its revision's body): every raw line,
- * every sentence of a line and every unit as the judge reads it. Ingest reports exactly these
+ * every sentence of a line (of its paragraph, where a paragraph is hard-wrapped over several lines) and every unit as the judge reads it. Ingest reports exactly these
  * (src/ingest/repository.ts), and passageUnits never returns a unit that overlaps one.
  */
 export function flaggedSpans(passage: Pick<Passage, 'text' | 'start' | 'headings'>): FlaggedSpan[] {
