@@ -13,7 +13,10 @@ export interface FlaggedSpan extends TextSpan {
   readonly score: number;
 }
 
-export const overlaps = (a: { readonly start: number; readonly end: number }, b: { readonly start: number; readonly end: number }): boolean => a.start < b.end && b.start < a.end;
+/** A span [start, end) of a text. */
+type Span = Pick<TextSpan, 'start' | 'end'>;
+
+export const overlaps = (a: Span, b: Span): boolean => a.start < b.end && b.start < a.end;
 
 /**
  * Each line of `text`, raw, as a policy owner wrote it, and each sentence of each line; where a paragraph runs over
@@ -21,7 +24,7 @@ export const overlaps = (a: { readonly start: number; readonly end: number }, b:
  * sentences, and the piece of one left at a line's end ("… the next open slot. This") is no text anyone wrote as a
  * sentence (alone, "This" reads to the detector as addressed to a machine, 0.90).
  */
-function lineSpans(text: string, paragraphs: readonly { readonly start: number; readonly end: number }[]): TextSpan[] {
+function lineSpans(text: string, paragraphs: readonly Span[]): TextSpan[] {
   const wrapped = paragraphs.filter((p) => text.slice(p.start, p.end).includes('\n'));
   const out: TextSpan[] = [];
   let start = 0;
@@ -51,7 +54,7 @@ function lineSpans(text: string, paragraphs: readonly { readonly start: number; 
 export function flaggedTexts(
   text: string,
   units: readonly TextSpan[],
-  paragraphs: readonly { readonly start: number; readonly end: number }[],
+  paragraphs: readonly Span[],
   detector: InjectionDetector = shippedInjectionDetector(),
 ): FlaggedSpan[] {
   const seen = new Set<string>();

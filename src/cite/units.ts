@@ -252,8 +252,9 @@ const shifted = <T extends Span>(span: T, by: number): T => ({ ...span, start: s
 
 /**
  * What the injection detector flags in a passage (spans in its revision's body): every raw line,
- * every sentence of a line (of its paragraph, where a paragraph is hard-wrapped over several lines) and every unit as the judge reads it. Ingest reports exactly these
- * (src/ingest/repository.ts), and passageUnits never returns a unit that overlaps one.
+ * every sentence of a line (of its paragraph, where a paragraph is hard-wrapped over several lines)
+ * and every unit as the judge reads it. Ingest reports exactly these (src/ingest/repository.ts), and
+ * passageUnits never returns a unit that overlaps one.
  */
 export function flaggedSpans(passage: Pick<Passage, 'text' | 'start' | 'headings'>): FlaggedSpan[] {
   return relativeFlags(passage, parser.parse(passage.text)).map((f) => shifted(f, passage.start));
