@@ -241,8 +241,8 @@ function drawUnits(passage: UnitSource, tree: Root, blocked: Blocked): Unit[] {
 
 /** The spans of a Markdown tree's paragraphs (in list items and block quotes too). */
 function paragraphSpans(node: Node): Span[] {
-  const own = node.type === 'paragraph' && node.position?.start.offset !== undefined && node.position.end.offset !== undefined ? [{ start: node.position.start.offset, end: node.position.end.offset }] : [];
-  return 'children' in node && Array.isArray(node.children) ? [...own, ...(node.children as Node[]).flatMap(paragraphSpans)] : own;
+  const children = 'children' in node && Array.isArray(node.children) ? (node.children as Node[]) : [];
+  return [...(node.type === 'paragraph' ? [spanOf(node)] : []), ...children.flatMap(paragraphSpans)];
 }
 
 /** The flagged texts of a passage, spans relative to its text: its lines, their sentences (or their paragraph's) and its units as first drawn. */
