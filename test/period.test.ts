@@ -30,6 +30,14 @@ describe('periods a question asks about', () => {
     expect(of('what were the saturday hours this past summer?')).toContainEqual(['2026-06-01', '2026-08-31']);
     expect(of('will you be open sundays next summer')).toEqual([['2027-06-01', '2027-08-31']]);
     expect(of('was the lab open late last winter')).toEqual([['2025-12-01', '2026-02-28']]);
+    // A season said without its name is a yearly cycle: the twelve months before the asking day, or after it.
+    expect(of('how much did a flu shot cost last season without insurance')).toEqual([['2025-12-03', '2026-12-02']]);
+    expect(of('what were the walk-in hours this past flu season?')).toEqual([['2025-12-03', '2026-12-02']]);
+    expect(of('will the ski clinic be open next season?')).toEqual([['2026-12-04', '2027-12-03']]);
+    for (const q of ['when do flu shots start this season?', 'is it past the season for flu shots?']) expect(of(q), q).toEqual([]);
+    // An asking sentence that points back at a time the message said before it asks about that time.
+    expect(of('I heard the no-show fee is going up in January. What will it be after that?')).toEqual([['2027-01-01', '2027-01-31']]);
+    expect(of('I can reschedule twice. What happens after that?')).toEqual([]);
     // Redaction keeps a date's year: "after January 1, 2027" is stored as "after [DATE] 2027".
     expect(of("what's the no-show fee going to be after [DATE] 2027?")).toEqual([['2027-01-01', '2027-12-31']]);
     expect(of('can I come in at 8 am')).toEqual([]);

@@ -72,10 +72,24 @@ const iso = (y: number, m: number, d: number): IsoDate => new Date(Date.UTC(y, m
 const SEASONS: Readonly<Record<string, number>> = { spring: 3, summer: 6, fall: 9, autumn: 9, winter: 12 };
 const SEASON = /\b(this past|last|next|this coming|this)\s+(spring|summer|fall|autumn|winter)\b/giu;
 
-/** "last summer", "this past winter", "next spring", "this fall": three months, the latest past one for "last". */
+/**
+ * A season said without its name ("last season", "this past flu season", "next ski season"): a yearly cycle whose
+ * months the question does not give, so the twelve months before the asking day, or after it. "This season" is now.
+ */
+const CYCLE = /\b(this past|last|past|previous|next|this coming|coming)\s+(?:(?!(?:spring|summer|fall|autumn|winter|the|a|an|this|that)\b)[a-z]+\s+)?season\b/giu;
+
+const shifted = (day: IsoDate, years: number, days: number): IsoDate => {
+  const [y = 0, m = 1, d = 1] = day.split('-').map(Number);
+  return iso(y + years, m, d + days);
+};
+
+/** "last summer", "this past winter", "next spring", "this fall": three months, the latest past one for "last"; a season unnamed, a year. */
 function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
   const [year = 0, month = 1] = asOf.split('-').map(Number);
-  return [...question.matchAll(SEASON)].map((m) => {
+  const cycles = [...question.matchAll(CYCLE)].map((m): AskedPeriod => {
+    return /^(?:next|(?:this )?coming)$/iu.test(m[1] ?? '') ? { text: m[0], from: shifted(asOf, 0, 1), to: shifted(asOf, 1, 0) } : { text: m[0], from: shifted(asOf, -1, 0), to: shifted(asOf, 0, -1) };
+  });
+  return [...cycles, ...[...question.matchAll(SEASON)].map((m) => {
     const first = SEASONS[(m[2] ?? '').toLowerCase()] ?? 1;
     // The season that contains or last began before the asking month, then a year back or ahead.
     const current = first <= month ? year : year - 1;
@@ -83,7 +97,7 @@ function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
     const relative = (m[1] ?? '').toLowerCase();
     const start = relative === 'next' || relative === 'this coming' ? current + 1 : relative === 'this' || !ongoing ? current : current - 1;
     return { text: m[0], from: iso(start, first, 1), to: iso(start, first + 3, 0) };
-  });
+  })];
 }
 
 /**
@@ -222,14 +236,24 @@ const habits = (text: string): { readonly day: string; readonly from: number; re
  */
 export const habitualDays = (message: string): string[] => [...new Set(habits(message).map((h) => h.day))];
 
+/** Words that point back at a time said before: "after that", "by then", "from then on", "at that point". */
+const BACK_TO_A_TIME = /\b(?:after that|by then|from then on|at that (?:point|time))\b/iu;
+
 /**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
  * whole year, as precisely as it was said, and holidays by name. When the message asks something
  * (a sentence ending in "?"), only the asking sentences count: "is the lab open saturdays? it was
- * a few years ago" asks about now, and the past is context.
+ * a few years ago" asks about now, and the past is context, unless the asking sentence points back at it.
  */
 export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   const question = askingSentences(message);
+  const asked = periodsIn(question, asOf);
+  // "The fee is going up in January. What will it be after that?": the asking sentence points back at a time the
+  // message said before it, and asks about that.
+  return asked.length === 0 && question !== message && BACK_TO_A_TIME.test(question) ? periodsIn(message, asOf) : asked;
+}
+
+function periodsIn(question: string, asOf: IsoDate): AskedPeriod[] {
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
   const out: AskedPeriod[] = seasonPeriods(question, asOf);
   const habitual = habits(question);
