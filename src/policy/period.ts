@@ -78,7 +78,8 @@ const SEASON = /\b(this past|last|next|this coming|this)\s+(spring|summer|fall|a
  */
 const CYCLE = /\b(this past|last|past|previous|next|this coming|coming)\s+(?:(?!(?:spring|summer|fall|autumn|winter|the|a|an|this|that)\b)[a-z]+\s+)?season\b/giu;
 
-const shifted = (day: IsoDate, years: number, days: number): IsoDate => {
+/** The day `days` days (and `years` years) from `day`. */
+const shiftDays = (day: IsoDate, days: number, years = 0): IsoDate => {
   const [y = 0, m = 1, d = 1] = day.split('-').map(Number);
   return iso(y + years, m, d + days);
 };
@@ -87,7 +88,7 @@ const shifted = (day: IsoDate, years: number, days: number): IsoDate => {
 function seasonPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
   const [year = 0, month = 1] = asOf.split('-').map(Number);
   const cycles = [...question.matchAll(CYCLE)].map((m): AskedPeriod => {
-    return /^(?:next|(?:this )?coming)$/iu.test(m[1] ?? '') ? { text: m[0], from: shifted(asOf, 0, 1), to: shifted(asOf, 1, 0) } : { text: m[0], from: shifted(asOf, -1, 0), to: shifted(asOf, 0, -1) };
+    return /^(?:next|(?:this )?coming)$/iu.test(m[1] ?? '') ? { text: m[0], from: shiftDays(asOf, 1), to: shiftDays(asOf, 0, 1) } : { text: m[0], from: shiftDays(asOf, 0, -1), to: shiftDays(asOf, -1) };
   });
   return [...cycles, ...[...question.matchAll(SEASON)].map((m) => {
     const first = SEASONS[(m[2] ?? '').toLowerCase()] ?? 1;
@@ -158,8 +159,6 @@ function holidayDate(key: string, year: number): IsoDate | undefined {
   if (dates === undefined) holidaysOfYear.set(year, (dates = new Map(usCalendar().getHolidays(year).map((h) => [holidayKey(h.name), h.date.slice(0, 10)]))));
   return dates.get(key);
 }
-
-const shiftDays = (day: IsoDate, days: number): IsoDate => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Holidays named in a text ("on christmas eve", "the day after christmas", "MLK day"): the one
