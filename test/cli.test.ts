@@ -64,6 +64,10 @@ describe('citetrace CLI end to end', () => {
 
   const badInput: [string, string[], RegExp][] = [
     ['an empty question', ['ask', '  '], /the question is empty/u],
+    // Refused while the models were still loading on the inference thread, this exited with a segmentation fault.
+    ['a question of 15,000 characters', ['ask', 'a'.repeat(15_000)], /the question is 15000 characters; the limit is 10000/u],
+    ['a question of 40,000 characters', ['ask', 'why '.repeat(10_000)], /the question is 39999 characters; the limit is 10000/u],
+    ['watching a policy repository that does not exist', ['watch', '/nonexistent/policy-repo'], /policy repository \/nonexistent\/policy-repo is not a folder that exists/u],
     ['an unknown role', ['ask', 'hours?', '--role', 'admin'], /not a valid role/u],
     ['an impossible date', ['ask', 'hours?', '--as-of', '2026-02-30'], /YYYY-MM-DD/u],
     ['an unknown trace', ['traces', 'show', '00000000-0000-4000-8000-000000000000'], /no trace 00000000-0000-4000-8000-000000000000/u],

@@ -171,6 +171,8 @@ export function buildProgram(io: Io): Command {
     .description('ingest, then re-ingest whenever policy files are added, edited or removed')
     .argument('<dir>', 'policy repository')
     .action(async (dir: string) => {
+      // A repository that is not there at the start is a typo, not an edit to wait for: refused, not watched.
+      if (!(statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false)) throw new CitetraceError('BAD_INPUT', `policy repository ${dir} is not a folder that exists`);
       const cfg = dataConfig('writes-index');
       const [{ createEmbedder }, { watchRepository }, { formatIngest, formatSkipped }] = await Promise.all([main(), ingest(), ingestFormat()]);
       await withIndexWriter(cfg, async (location) => {
@@ -211,19 +213,27 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('--as-of <date>', 'policies in force on this date (YYYY-MM-DD; default today)').argParser(parseDate))
     .option('--json', 'print the full trace as JSON')
     .action(async (question: string, opts: { role: 'patient' | 'staff'; asOf?: string; json?: boolean }) => {
+      // An empty or over-long question is refused before any model starts loading.
+      (await import('../policy/normalize.js')).normalizeQuestion(question);
       // One question, then exit: building the in-process vector search (all approved vectors read
       // into memory in the background) would cost CPU it never pays back. Only when asked for.
       const cfg = { ...dataConfig('reads'), ...(process.env.CITETRACE_IN_PROCESS_SEARCH === undefined ? { inProcessSearch: 'off' as const } : {}) };
       // The models start loading first, on the inference thread (the default placement), while
       // this thread imports the rest: a cold `ask` overlaps the two instead of adding them.
       const started = (await import('../models.js')).startQuestionModels(cfg, progress);
-      const [{ openRuntime }, { formatTrace }] = await Promise.all([main(), format()]);
-      const runtime = await openRuntime({ config: cfg, onProgress: progress, started });
       try {
-        const trace = await runtime.assistant.ask({ question, role: opts.role, asOf: opts.asOf });
-        io.out(`${opts.json === true ? JSON.stringify(trace, null, 2) : formatTrace(trace)}\n`);
+        const [{ openRuntime }, { formatTrace }] = await Promise.all([main(), format()]);
+        const runtime = await openRuntime({ config: cfg, onProgress: progress, started });
+        try {
+          const trace = await runtime.assistant.ask({ question, role: opts.role, asOf: opts.asOf });
+          io.out(`${opts.json === true ? JSON.stringify(trace, null, 2) : formatTrace(trace)}\n`);
+        } finally {
+          await runtime.close();
+        }
       } finally {
-        await runtime.close();
+        // A process that exits while onnxruntime is still building a session on the inference thread can crash
+        // (a segmentation fault after a refused question): the command ends only when every build has settled.
+        await started.ready.catch(() => undefined);
       }
     });
 
