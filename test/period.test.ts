@@ -38,6 +38,30 @@ describe('periods a question asks about', () => {
     // An asking sentence that points back at a time the message said before it asks about that time.
     expect(of('I heard the no-show fee is going up in January. What will it be after that?')).toEqual([['2027-01-01', '2027-01-31']]);
     expect(of('I can reschedule twice. What happens after that?')).toEqual([]);
+    // A day said from another day is that one day, not its weekday's coming date beside the anchor (candidate DA).
+    expect(of('is the clinic open the saturday after christmas?')).toEqual([['2026-12-26', '2026-12-26']]);
+    expect(of('the friday before christmas, are you open?')).toEqual([['2026-12-18', '2026-12-18']]);
+    expect(of('can i come in two days after christmas?')).toEqual([['2026-12-27', '2026-12-27']]);
+    expect(of('is the clinic open two days before christmas eve?')).toEqual([['2026-12-22', '2026-12-22']]);
+    expect(of('open the week after new years?')).toEqual([['2027-01-02', '2027-01-08']]);
+    expect(of('is the lab open the weekend before new years?')).toEqual([['2026-12-26', '2026-12-27']]);
+    expect(of('can i come a week from friday?')).toEqual([['2026-12-11', '2026-12-11']]);
+    expect(of('was it open the friday before christmas last year?')).toEqual([['2025-01-01', '2025-12-31'], ['2025-12-19', '2025-12-19']]);
+    // ... or from the day the message said before ("that", "the next day", "the day before" ending a clause), and "that day" is that day.
+    expect(of('my appointment is on dec 23. can i move it to the day after that?')).toEqual([['2026-12-24', '2026-12-24']]);
+    expect(of('i have a visit on friday. can i move it to the day before?')).toEqual([['2026-12-03', '2026-12-03']]);
+    expect(of('my appointment at the lab is dec 24. what time do they close that day, and are they open the day after that?')).toEqual([
+      ['2026-12-24', '2026-12-24'],
+      ['2026-12-25', '2026-12-25'],
+      ['2026-12-25', '2026-12-25'],
+    ]);
+    expect(of('what happens if i cancel the day before?')).toEqual([]);
+    expect(of('is the lab open monday after work?')).toEqual([['2026-12-07', '2026-12-07']]);
+    // A day of the month said alone is the next such date; an ordinal that counts something is no day.
+    expect(of('are you open on the 31st?')).toEqual([['2026-12-31', '2026-12-31']]);
+    expect(of('day after christmas (the 26th) is the lab open?')).toEqual([['2026-12-26', '2026-12-26'], ['2026-12-26', '2026-12-26']]);
+    expect(of("i'll wait til the 2nd")).toEqual([['2027-01-02', '2027-01-02']]);
+    for (const q of ['i missed for the 2nd time this month', 'is the 1st appointment free', 'he is at the 5th percentile, can i book a visit on the 3rd floor?']) expect(of(q).filter(([f, t]) => f === t), q).toEqual([]);
     // Redaction keeps a date's year: "after January 1, 2027" is stored as "after [DATE] 2027".
     expect(of("what's the no-show fee going to be after [DATE] 2027?")).toEqual([['2027-01-01', '2027-12-31']]);
     expect(of('can I come in at 8 am')).toEqual([]);

@@ -55,6 +55,26 @@ parser.parsers.push({
   },
 });
 
+// "on the 26th", "til the 2nd", "(the 26th)": a day of the month said alone is the next such date from the asking day,
+// when it ends a clause or a word follows that cannot be the noun it counts ("for the 2nd time", "the 1st appointment",
+// "the 5th percentile" are not days). chrono reads a day's number only beside a month or a weekday.
+parser.parsers.push({
+  pattern: () =>
+    /(?:\b(?:on|for|by|til|till|until|through|thru|from)\s+|(?<=\())the\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[?.!,;:)]|(?:and|or|but|so|at|in|is|was|will|when|if|because|since|to|too|instead|please|then|this|that|morning|afternoon|evening|night)\b))/iu,
+  extract: (context, match) => {
+    const day = Number(match[1]);
+    const ref = context.reference.instant;
+    const today = Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate());
+    const date = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + i, day))).find((d) => d.getUTCDate() === day && d.getTime() >= today);
+    if (date === undefined) return null;
+    const components = context.createParsingComponents();
+    components.assign('year', date.getUTCFullYear());
+    components.assign('month', date.getUTCMonth() + 1);
+    components.assign('day', day);
+    return components;
+  },
+});
+
 /**
  * "in a year", "within 24 hours", "48 hours before": a length of time (the window of a rule: three
  * no-shows in a year, cancel 24 hours before), not a day the question asks about; nor is a unit
@@ -235,8 +255,111 @@ const habits = (text: string): { readonly day: string; readonly from: number; re
  */
 export const habitualDays = (message: string): string[] => [...new Set(habits(message).map((h) => h.day))];
 
-/** Words that point back at a time said before: "after that", "by then", "from then on", "at that point". */
-const BACK_TO_A_TIME = /\b(?:after that|by then|from then on|at that (?:point|time))\b/iu;
+const COUNTS: Readonly<Record<string, number>> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, 'a couple of': 2 };
+/**
+ * A day or span said from another day, up to its anchor: "the saturday after", "two days before", "the week after",
+ * "the weekend before", "a week from"; the anchor follows ("christmas", "dec 23", "that").
+ */
+const ANCHORED = new RegExp(
+  String.raw`\b(?:the\s+)?(?:(?<count>\d{1,2}|a couple of|an?|one|two|three|four|five|six|seven)\s+(?<unit>days?|weeks?)\s+(?<relation>after|before|following|from)|(?<span>day|week|weekend|${WEEKDAY})\s+(?<spanRelation>after|before|following))\s+`,
+  'giu',
+);
+/** "the next day", "the following day", "the day after" or "the day before" ending a clause: from the last day the message said. */
+const NEXT_DAY = /\b(?:the\s+(?:next|following)\s+day\b|the\s+day\s+(?:after|before)(?=\s*(?:$|[?.!,;:])))/giu;
+const BACK = /^(?:that|then|it)\b/iu;
+const CLAUSE_END = /[?.!,;:]/u;
+const DAY_MS = 86_400_000;
+
+/** The period a message names last before `end`: what "that", "then" or "the next day" points back at. */
+function lastPeriodBefore(message: string, end: number, asOf: IsoDate): AskedPeriod | undefined {
+  const said = holidayKey(message.slice(0, end));
+  let last: { period: AskedPeriod; at: number } | undefined;
+  for (const period of periodsIn(message.slice(0, end), asOf, message.slice(0, end))) {
+    const at = said.lastIndexOf(holidayKey(period.text));
+    if (last === undefined || at > last.at) last = { period, at };
+  }
+  return last?.period;
+}
+
+/** The days `days` after `day` (before it, when negative) falling on a weekday (0 Sunday … 6 Saturday), the first such one. */
+function nextWeekday(day: IsoDate, weekday: number, direction: 1 | -1): IsoDate {
+  let t = Date.parse(day) + direction * DAY_MS;
+  while (new Date(t).getUTCDay() !== weekday) t += direction * DAY_MS;
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/** The span an anchored phrase names, from its anchor. */
+function fromAnchor(groups: Readonly<Record<string, string | undefined>>, anchor: AskedPeriod): AskedPeriod | null {
+  const relation = (groups.relation ?? groups.spanRelation ?? '').toLowerCase();
+  const direction = relation === 'before' ? -1 : 1;
+  const edge = direction === 1 ? anchor.to : anchor.from;
+  const span = (from: IsoDate, to: IsoDate): AskedPeriod => ({ text: '', from: from <= to ? from : to, to: from <= to ? to : from });
+  if (groups.count !== undefined) {
+    const count = COUNTS[groups.count.toLowerCase().replace(/\s+/gu, ' ')] ?? Number(groups.count);
+    const day = shiftDays(edge, direction * count * (/^week/iu.test(groups.unit ?? '') ? 7 : 1));
+    return span(day, day);
+  }
+  const what = (groups.span ?? '').toLowerCase();
+  if (what === 'day') return span(shiftDays(edge, direction), shiftDays(edge, direction));
+  if (what === 'week') return span(shiftDays(edge, direction), shiftDays(edge, 7 * direction));
+  if (what === 'weekend') {
+    const saturday = direction === 1 ? nextWeekday(edge, 6, 1) : shiftDays(nextWeekday(edge, 0, -1), -1);
+    return span(saturday, shiftDays(saturday, 1));
+  }
+  const weekday = WEEKDAYS.indexOf(what.slice(0, 3));
+  if (weekday < 0) return null;
+  const day = nextWeekday(edge, weekday, direction);
+  return span(day, day);
+}
+
+/**
+ * Days said from another day (candidate DA, docs/support-judge.md): "the saturday after christmas", "two days before new
+ * year's eve", "the week after dec 26", "a week from friday", "the day after that", "the following day". Each is one
+ * period; the words it is said with are blanked in the text returned, so its weekday and its anchor are not read again.
+ */
+function anchoredPeriods(question: string, asOf: IsoDate, message: string): { readonly periods: AskedPeriod[]; readonly rest: string } {
+  const periods: AskedPeriod[] = [];
+  let rest = question;
+  const blank = (from: number, to: number): void => {
+    rest = rest.slice(0, from) + ' '.repeat(to - from) + rest.slice(to);
+  };
+  const lower = message.toLowerCase();
+  const pointedBack = (said: string): AskedPeriod | undefined => {
+    const at = lower.indexOf(said.toLowerCase());
+    return at <= 0 ? undefined : lastPeriodBefore(message, at, asOf);
+  };
+  for (const m of question.matchAll(ANCHORED)) {
+    const after = question.slice(m.index + m[0].length);
+    let anchor: AskedPeriod | undefined;
+    let anchorLength = 0;
+    const back = BACK.exec(after);
+    if (back !== null) {
+      anchor = pointedBack(m[0] + back[0]);
+      anchorLength = back[0].length;
+    } else {
+      const head = after.slice(0, CLAUSE_END.exec(after)?.index ?? after.length);
+      const key = holidayKey(head);
+      anchor = periodsIn(head, asOf, head).find((p) => key.startsWith(holidayKey(p.text)));
+      anchorLength = anchor === undefined ? 0 : head.toLowerCase().indexOf(anchor.text.toLowerCase().split(' ').pop() ?? '') + (anchor.text.split(' ').pop() ?? '').length;
+    }
+    const period = anchor === undefined ? null : fromAnchor(m.groups ?? {}, anchor);
+    if (period === null) continue;
+    const said = question.slice(m.index, m.index + m[0].length + Math.max(anchorLength, 0)).trim();
+    periods.push({ ...period, text: said });
+    blank(m.index, m.index + said.length);
+  }
+  for (const m of rest.matchAll(NEXT_DAY)) {
+    const anchor = pointedBack(m[0]);
+    const period = anchor === undefined ? null : fromAnchor({ span: 'day', spanRelation: /before/iu.test(m[0]) ? 'before' : 'after' }, anchor);
+    if (period === null) continue;
+    periods.push({ ...period, text: m[0] });
+    blank(m.index, m.index + m[0].length);
+  }
+  return { periods, rest };
+}
+
+/** Words that point back at a time said before: "after that", "by then", "from then on", "at that point", "that day". */
+const BACK_TO_A_TIME = /\b(?:after that|by then|from then on|at that (?:point|time)|that (?:day|date))\b/iu;
 
 /**
  * The periods a question names, each as the days it covers: a day, a whole month, a season or a
@@ -246,13 +369,23 @@ const BACK_TO_A_TIME = /\b(?:after that|by then|from then on|at that (?:point|ti
  */
 export function askedPeriods(message: string, asOf: IsoDate): AskedPeriod[] {
   const question = askingSentences(message);
-  const asked = periodsIn(question, asOf);
-  // "The fee is going up in January. What will it be after that?": the asking sentence points back at a time the
-  // message said before it, and asks about that.
-  return asked.length === 0 && question !== message && BACK_TO_A_TIME.test(question) ? periodsIn(message, asOf) : asked;
+  const { periods: anchored, rest } = anchoredPeriods(question, asOf, message);
+  const own = plainPeriods(rest, asOf);
+  // "The fee is going up in January. What will it be after that?", "I have an appointment on dec 24. What time do they
+  // close that day, and are they open the day after that?": the asking sentence points back at a time the message said
+  // before it, and asks about that.
+  if (own.length === 0 && question !== message && BACK_TO_A_TIME.test(rest)) return [...periodsIn(message, asOf, message), ...anchored];
+  return [...own, ...anchored];
 }
 
-function periodsIn(question: string, asOf: IsoDate): AskedPeriod[] {
+/** The periods `text` names; `message` is the whole message it was taken from, what "that" and "the next day" point back into. */
+function periodsIn(text: string, asOf: IsoDate, message: string): AskedPeriod[] {
+  const { periods: anchored, rest } = anchoredPeriods(text, asOf, message);
+  return [...plainPeriods(rest, asOf), ...anchored];
+}
+
+/** The periods a text names said on their own: seasons, what chrono reads, holidays by name. */
+function plainPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
   const out: AskedPeriod[] = seasonPeriods(question, asOf);
   const habitual = habits(question);
