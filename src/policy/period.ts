@@ -281,7 +281,7 @@ function lastPeriodBefore(message: string, end: number, asOf: IsoDate): AskedPer
   return last?.period;
 }
 
-/** The days `days` after `day` (before it, when negative) falling on a weekday (0 Sunday … 6 Saturday), the first such one. */
+/** The first day after `day` (before it, `direction` -1) that falls on `weekday` (0 Sunday … 6 Saturday). */
 function nextWeekday(day: IsoDate, weekday: number, direction: 1 | -1): IsoDate {
   let t = Date.parse(day) + direction * DAY_MS;
   while (new Date(t).getUTCDay() !== weekday) t += direction * DAY_MS;
@@ -340,11 +340,13 @@ function anchoredPeriods(question: string, asOf: IsoDate, message: string): { re
       const head = after.slice(0, CLAUSE_END.exec(after)?.index ?? after.length);
       const key = holidayKey(head);
       anchor = periodsIn(head, asOf, head).find((p) => key.startsWith(holidayKey(p.text)));
-      anchorLength = anchor === undefined ? 0 : head.toLowerCase().indexOf(anchor.text.toLowerCase().split(' ').pop() ?? '') + (anchor.text.split(' ').pop() ?? '').length;
+      // The anchor's words end with its last word (a holiday's text is keyed: "new years eve" for "new year's eve").
+      const last = anchor?.text.split(' ').pop()?.toLowerCase() ?? '';
+      anchorLength = anchor === undefined ? 0 : head.toLowerCase().indexOf(last) + last.length;
     }
     const period = anchor === undefined ? null : fromAnchor(m.groups ?? {}, anchor);
     if (period === null) continue;
-    const said = question.slice(m.index, m.index + m[0].length + Math.max(anchorLength, 0)).trim();
+    const said = question.slice(m.index, m.index + m[0].length + anchorLength).trim();
     periods.push({ ...period, text: said });
     blank(m.index, m.index + said.length);
   }
