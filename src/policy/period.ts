@@ -32,6 +32,22 @@ parser.parsers.push({
   },
 });
 
+/** The days numbered `day` from the reference's day on, over the next twelve months (a 31st skips the shorter months). */
+function daysNumbered(ref: Date, day: number): Date[] {
+  const today = Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate());
+  return Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + i, day))).filter((d) => d.getUTCDate() === day && d.getTime() >= today);
+}
+
+/** A parsed date for chrono, from a day found, or none. */
+function dateFound(context: chrono.ParsingContext, date: Date | undefined): chrono.ParsingComponents | null {
+  if (date === undefined) return null;
+  const components = context.createParsingComponents();
+  components.assign('year', date.getUTCFullYear());
+  components.assign('month', date.getUTCMonth() + 1);
+  components.assign('day', date.getUTCDate());
+  return components;
+}
+
 // "saturday the 26th", "Thu 24th": the next day of that number falling on that weekday, else the next
 // day of that number (chrono reads the weekday alone, which is the coming one, not that date).
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
@@ -39,19 +55,8 @@ parser.parsers.push({
   pattern: () => /\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b/iu,
   extract: (context, match) => {
     const weekday = WEEKDAYS.indexOf((match[1] ?? '').toLowerCase());
-    const day = Number(match[2]);
-    const ref = context.reference.instant;
-    const today = Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate());
-    const candidates = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + i, day))).filter(
-      (d) => d.getUTCDate() === day && d.getTime() >= today,
-    );
-    const date = candidates.find((d) => d.getUTCDay() === weekday) ?? candidates[0];
-    if (date === undefined) return null;
-    const components = context.createParsingComponents();
-    components.assign('year', date.getUTCFullYear());
-    components.assign('month', date.getUTCMonth() + 1);
-    components.assign('day', day);
-    return components;
+    const candidates = daysNumbered(context.reference.instant, Number(match[2]));
+    return dateFound(context, candidates.find((d) => d.getUTCDay() === weekday) ?? candidates[0]);
   },
 });
 
@@ -61,18 +66,7 @@ parser.parsers.push({
 parser.parsers.push({
   pattern: () =>
     /(?:\b(?:on|for|by|til|till|until|through|thru|from)\s+|(?<=\())the\s+(\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[?.!,;:)]|(?:and|or|but|so|at|in|is|was|will|when|if|because|since|to|too|instead|please|then|this|that|morning|afternoon|evening|night)\b))/iu,
-  extract: (context, match) => {
-    const day = Number(match[1]);
-    const ref = context.reference.instant;
-    const today = Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate());
-    const date = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + i, day))).find((d) => d.getUTCDate() === day && d.getTime() >= today);
-    if (date === undefined) return null;
-    const components = context.createParsingComponents();
-    components.assign('year', date.getUTCFullYear());
-    components.assign('month', date.getUTCMonth() + 1);
-    components.assign('day', day);
-    return components;
-  },
+  extract: (context, match) => dateFound(context, daysNumbered(context.reference.instant, Number(match[1]))[0]),
 });
 
 /**
