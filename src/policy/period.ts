@@ -262,13 +262,13 @@ const ANCHORED = new RegExp(
 const NEXT_DAY = /\b(?:the\s+(?:next|following)\s+day\b|the\s+day\s+(?:after|before)(?=\s*(?:$|[?.!,;:])))/giu;
 const BACK = /^(?:that|then|it)\b/iu;
 const CLAUSE_END = /[?.!,;:]/u;
-const DAY_MS = 86_400_000;
 
 /** The period a message names last before `end`: what "that", "then" or "the next day" points back at. */
 function lastPeriodBefore(message: string, end: number, asOf: IsoDate): AskedPeriod | undefined {
-  const said = holidayKey(message.slice(0, end));
+  const before = message.slice(0, end);
+  const said = holidayKey(before);
   let last: { period: AskedPeriod; at: number } | undefined;
-  for (const period of periodsIn(message.slice(0, end), asOf, message.slice(0, end))) {
+  for (const period of periodsIn(before, asOf, before)) {
     const at = said.lastIndexOf(holidayKey(period.text));
     if (last === undefined || at > last.at) last = { period, at };
   }
@@ -277,9 +277,9 @@ function lastPeriodBefore(message: string, end: number, asOf: IsoDate): AskedPer
 
 /** The first day after `day` (before it, `direction` -1) that falls on `weekday` (0 Sunday … 6 Saturday). */
 function nextWeekday(day: IsoDate, weekday: number, direction: 1 | -1): IsoDate {
-  let t = Date.parse(day) + direction * DAY_MS;
-  while (new Date(t).getUTCDay() !== weekday) t += direction * DAY_MS;
-  return new Date(t).toISOString().slice(0, 10);
+  let next = shiftDays(day, direction);
+  while (new Date(next).getUTCDay() !== weekday) next = shiftDays(next, direction);
+  return next;
 }
 
 /** The span an anchored phrase names, from its anchor. */
