@@ -258,6 +258,21 @@ describe('the words a page states a day with', () => {
     expect(statesDay('On Wednesday, December 24, 2025, clinics closed at noon.', '2026-12-24', TODAY)).toBe(false);
     expect(statesDay('Holiday hours run Dec 24 - Jan 2.', '2026-12-28', TODAY)).toBe(true);
   });
+
+  it('reads a date without a year in the nearest year its stated weekday fixes, the next first (candidate WY)', () => {
+    const item = 'All four clinics are closed on these days in 2027: Friday, December 31 — New Year\'s Day (observed)';
+    expect(statesDay(item, '2026-12-31', TODAY)).toBe(false);
+    expect(statesDay(item, '2027-12-31', TODAY)).toBe(true);
+    // The forward reading already falls on the weekday: it stays.
+    expect(statesDay('Thursday, December 24: clinics close at noon.', '2026-12-24', TODAY)).toBe(true);
+    // The year before, when the next does not fit (Wednesday, December 24 was 2025's).
+    expect(statesDay('Wednesday, December 24: clinics closed at noon.', '2025-12-24', TODAY)).toBe(true);
+    // No year near enough fits (December 24 fell on a Monday in 2029 and 2018): read forward, as before.
+    expect(statesDay('Monday, December 24: closed.', '2026-12-24', TODAY)).toBe(true);
+    // A range moves with its start, and a date with its year is read as written.
+    expect(statesDay('Friday, December 31 - Sunday, January 2: closed.', '2028-01-01', TODAY)).toBe(true);
+    expect(statesDay('Friday, December 31, 2026: closed.', '2026-12-31', TODAY)).toBe(true);
+  });
 });
 
 describe('a rule answers for a period only when its revision is in force throughout it', () => {

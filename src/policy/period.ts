@@ -405,13 +405,30 @@ function plainPeriods(question: string, asOf: IsoDate): AskedPeriod[] {
   return [...out, ...holidayPeriods(question, asOf, out)].filter((p) => IsoDateSchema.safeParse(p.from).success && IsoDateSchema.safeParse(p.to).success);
 }
 
-/** Calendar dates in a text (chrono's strict parser): "today" or "4 hours before" is not one; a weekday alone ("Saturday") is recurring, not a date. */
+/**
+ * How many years to move a date stated with a weekday and without a year so that it falls on that weekday: none when
+ * it does, else the next year, then the one before (candidate WY: "Friday, December 31" on a 2027 page, read forward
+ * from December 2026, is 2027's); none when neither fits.
+ */
+function yearsToWeekday(start: chrono.ParsedComponents, day: IsoDate): number {
+  const weekday = start.get('weekday');
+  if (start.isCertain('year') || !start.isCertain('weekday') || weekday === null) return 0;
+  return [0, 1, -1].find((years) => new Date(shiftDays(day, 0, years)).getUTCDay() === weekday) ?? 0;
+}
+
+/**
+ * Calendar dates in a text (chrono's strict parser): "today" or "4 hours before" is not one; a weekday alone ("Saturday")
+ * is recurring, not a date. A date without a year is read forward from the asking day, unless the weekday stated with it
+ * fixes another year.
+ */
 function calendarDates(text: string, asOf: IsoDate): AskedPeriod[] {
   const reference = { instant: new Date(`${asOf}T12:00:00Z`), timezone: 'UTC' };
   return chrono.strict.parse(text, reference, { forwardDate: true }).flatMap((r) => {
     if (!(r.start.isCertain('day') && r.start.isCertain('month')) || r.tags().has('result/relativeDate')) return [];
     const day = (c: chrono.ParsedComponents): IsoDate => iso(c.get('year') ?? 0, c.get('month') ?? 1, c.get('day') ?? 1);
-    return [{ text: r.text, from: day(r.start), to: day(r.end ?? r.start) }];
+    const [from, to] = [day(r.start), day(r.end ?? r.start)];
+    const years = yearsToWeekday(r.start, from);
+    return [{ text: r.text, from: shiftDays(from, 0, years), to: shiftDays(to, 0, years) }];
   });
 }
 
