@@ -72,6 +72,15 @@ describe('a message that asks nothing', () => {
     }
   });
 
+  it('reads an emoji as a word: one that says "ok" or "thanks" is a formula, any other hands the message to the classifier', async () => {
+    for (const message of ['👍', 'ok 👍', 'thanks 🙏🏽', '👍🏻👍🏻', '✅ got it', 'thank you 😊']) {
+      expect(await route(message), message).toMatchObject({ route: 'no_request', decided_by: 'phatic' });
+    }
+    for (const message of ['😭', 'hi 😭', '👋', 'ok 🔫', 'thanks 💊💊', '👨‍👩‍👧', '?']) {
+      expect(await route(message), message).toMatchObject({ route: 'crisis', decided_by: 'model' });
+    }
+  });
+
   it('never hides a floor phrase', async () => {
     expect(await route('hi, i want to end my life. thanks', IN_SCOPE)).toMatchObject({ route: 'crisis', decided_by: 'floor' });
   });
@@ -79,7 +88,7 @@ describe('a message that asks nothing', () => {
   const formula = fc.constantFrom('hi', 'hello', 'hey', 'thanks', 'thank you', 'ok', 'okay', 'good morning', 'great', 'yes', 'sure', 'cheers');
   const filler = fc.constantFrom('there', 'all', 'so much', 'again', 'everyone');
   const casing = fc.constantFrom((s: string) => s, (s: string) => s.toUpperCase(), (s: string) => s.charAt(0).toUpperCase() + s.slice(1));
-  const gap = fc.constantFrom(' ', ', ', '! ', '. ', ' 🙂 ', '... ');
+  const gap = fc.constantFrom(' ', ', ', '! ', '. ', ' 🙂 ', ' 👍🏾 ', '... ');
 
   it('catches any run of formulas in any casing and punctuation (property)', async () => {
     const message = fc.tuple(formula, fc.array(fc.tuple(gap, fc.oneof(formula, filler), casing), { maxLength: 4 }), casing).map(([first, rest, c]) => c(first) + rest.map(([g, w, k]) => g + k(w)).join(''));
@@ -89,6 +98,13 @@ describe('a message that asks nothing', () => {
   it('lets no other word through: one word outside the grammar anywhere hands the message to the classifier (property)', async () => {
     const outside = fc.stringMatching(/^[a-z]{2,10}$/u).filter((w) => !['hi', 'hii', 'hey', 'heya', 'hiya', 'howdy', 'hello', 'greetings', 'morning', 'thanks', 'thankyou', 'thanx', 'thx', 'ty', 'tysm', 'cheers', 'appreciated', 'ok', 'okay', 'okey', 'kk', 'alright', 'gotcha', 'great', 'cool', 'perfect', 'awesome', 'nice', 'yes', 'yeah', 'yep', 'yup', 'sure', 'understood', 'helpful', 'there', 'all', 'everyone', 'folks', 'guys', 'team', 'again'].includes(w));
     const message = fc.tuple(fc.array(formula, { maxLength: 3 }), outside, fc.array(fc.oneof(formula, filler), { maxLength: 3 })).map(([before, w, after]) => [...before, w, ...after].join(' '));
+    await fc.assert(fc.asyncProperty(message, async (m) => (await route(m)).route === 'crisis'));
+  });
+
+  it('lets no other emoji through: one outside the grammar anywhere hands the message to the classifier (property)', async () => {
+    const acknowledgements = new Set(['👍', '👌', '🙂', '😊', '🙏', '✅']);
+    const emoji = fc.integer({ min: 0x1f300, max: 0x1faff }).map((c) => String.fromCodePoint(c)).filter((e) => /^\p{Extended_Pictographic}$/u.test(e) && !acknowledgements.has(e));
+    const message = fc.tuple(fc.array(formula, { maxLength: 3 }), emoji, fc.array(fc.oneof(formula, filler), { maxLength: 3 })).map(([before, e, after]) => [...before, e, ...after].join(' '));
     await fc.assert(fc.asyncProperty(message, async (m) => (await route(m)).route === 'crisis'));
   });
 });

@@ -1,6 +1,6 @@
 /**
  * A message that asks nothing: every word of it belongs to a greeting, a thanks or an acknowledgement
- * ("hi", "hello there", "thank you so much!", "ok thanks", "good morning"). A fixed grammar, closed
+ * ("hi", "hello there", "thank you so much!", "ok thanks", "good morning", "👍"). A fixed grammar, closed
  * by design (docs/scope-routing.md, session 30): farewells ("bye", "goodbye", "take care"),
  * apologies, "no", distress interjections ("ugh", "help" alone) and every other word are absent on
  * purpose, so a message holding one is the classifiers' to route; a farewell that asks nothing is
@@ -17,6 +17,8 @@ const HEADS = [
   'ok', 'okay', 'okey', 'k', 'kk', 'alright', 'all right', 'got it', 'gotcha', 'sounds good', 'great', 'cool', 'perfect', 'awesome',
   'nice', 'yes', 'yeah', 'yep', 'yup', 'sure', 'understood', 'makes sense', 'that makes sense',
   'that helps', 'that helped', 'this helps', 'this helped', 'that was helpful', 'very helpful', 'helpful',
+  // emoji that say "ok" or "thanks" (session 40): every other emoji is a word outside the grammar
+  '👍', '👌', '🙂', '😊', '🙏', '✅',
 ] as const;
 
 /** Words that may stand beside a formula ("hi there", "thanks so much", "thanks again, everyone") but never alone. */
@@ -29,13 +31,18 @@ const FILLER_WORDS = byLength(FILLERS);
 
 const startsWith = (tokens: readonly string[], at: number, formula: readonly string[]): boolean => formula.every((w, i) => tokens[at + i] === w);
 
+/** Skin tones, variation selectors and the zero-width joiner: they bind to the emoji beside them and are no word of their own. */
+const EMOJI_PARTS = /[\p{Emoji_Modifier}\u{FE0E}\u{FE0F}\u{200D}]/gu;
+/** A word: a run of letters, digits and apostrophes, or one emoji. */
+const WORD = /\p{Extended_Pictographic}|[\p{L}\p{N}']+/gu;
+
 /**
- * Whether the message asks nothing: its words (lower case; punctuation, emoji and symbols are not
- * words) are one or more of the grammar's formulas, at least one of them a greeting, thanks or
- * acknowledgement.
+ * Whether the message asks nothing: its words (lower case; an emoji is a word, punctuation and other
+ * symbols are not) are one or more of the grammar's formulas, at least one of them a greeting, thanks
+ * or acknowledgement.
  */
 export function asksNothing(text: string): boolean {
-  const tokens = text.toLowerCase().split(/[^\p{L}\p{N}']+/u).map((t) => t.replace(/^'+|'+$/gu, '')).filter((t) => t !== '');
+  const tokens = (text.toLowerCase().replace(EMOJI_PARTS, '').match(WORD) ?? []).map((t) => t.replace(/^'+|'+$/gu, '')).filter((t) => t !== '');
   let heads = 0;
   for (let at = 0; at < tokens.length; ) {
     const head = HEAD_WORDS.find((f) => startsWith(tokens, at, f));
