@@ -7,7 +7,7 @@
 pairs="$work/judge-pairs.jsonl"
 # PARAPHRASES=1: every labelled question also under its two rewrites in patients' words (candidate
 # v13, session 18; not the shipped judge).
-"$python" training/judge/build_pairs.py "$pairs" ${PARAPHRASES:+--paraphrases}
+"$python" training/judge/build_pairs.py "$pairs" ${PARAPHRASES:+--paraphrases} ${WRITER_E:+--writer-e}
 npx tsx training/judge/contextualize.ts "$pairs" training/judge/systems
 demo="$work/index-demo"; sawtooth="$work/index-sawtooth"
 rm -rf "$demo" "$sawtooth"

@@ -15,7 +15,12 @@ or does not, however the question is worded: one rewrite per question (chosen by
 train split, both in validation and held-out. A rewrite, and every pair made from it, keeps its
 question's split. Without the option the output is what it was before.
 
-    python training/judge/build_pairs.py OUT.jsonl [--paraphrases]"""
+Writer e (session 40, `--writer-e`; for the next candidate, not trained yet): five systems whose `related`
+pairs are weighted toward the shipped judge's false positives on the dev pool (an unstated promise, a
+neighbouring value, staff-side practice, who qualifies, a service not offered; README-e.md). Without the
+option their folders are skipped, so the shipped judge's data is rebuilt as it was.
+
+    python training/judge/build_pairs.py OUT.jsonl [--paraphrases] [--writer-e]"""
 import json
 import random
 import re
@@ -78,7 +83,8 @@ def main():
     rows = []
     kept = {}
     units_by_system = {}
-    for system in sorted(p for p in SYSTEMS.iterdir() if (p / "pairs.jsonl").is_file()):
+    writer_e = "--writer-e" in sys.argv[2:]
+    for system in sorted(p for p in SYSTEMS.iterdir() if (p / "pairs.jsonl").is_file() and (writer_e or not p.name.startswith("e-"))):
         pairs = [json.loads(l) for l in (system / "pairs.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
         titles = {p["page"]: title_of(system / p["page"]) for p in pairs}
         units_by_system[system.name] = sorted({(p["page"], p["unit"]) for p in pairs})

@@ -8,7 +8,7 @@ A unit must be exactly one of:
   * a list item prefixed by its lead-in sentence ("Lead-in: item"),
   * a table row written as "Header1: cell1; Header2: cell2; ...",
   * an FAQ "### question" heading followed by its answer ("Question? Answer.").
-Usage: python3 check-a.py [SYSTEM_DIR ...]   (default: every a-*, c-* and d-* folder beside this file)
+Usage: python3 check-a.py [SYSTEM_DIR ...]   (default: every a-*, c-*, d-* and e-* folder beside this file)
 """
 import json, os, re, sys, collections
 import yaml
@@ -142,7 +142,7 @@ def check_system(d):
 
 def main():
     dirs = sys.argv[1:] or sorted(os.path.join(HERE, x) for x in os.listdir(HERE)
-                                  if x[:2] in ("a-", "c-", "d-") and os.path.isdir(os.path.join(HERE, x)))
+                                  if x[:2] in ("a-", "c-", "d-", "e-") and os.path.isdir(os.path.join(HERE, x)))
     bad = 0
     for d in dirs:
         errors, counts, kinds, npages = check_system(d)
