@@ -6,6 +6,7 @@ import {
   labelOf,
   TraceIdSchema,
   type AssistantConfig,
+  type EntityMentions,
   type IsoDate,
   type LabeledPassage,
   type Outcome,
@@ -16,11 +17,11 @@ import {
   type SourceId,
   type Trace,
 } from '../domain/index.js';
-import { answers, findConflict, judgeSupport, type SupportDecision } from '../cite/index.js';
+import { answers, findConflict, judgeSupport, namesNone, type JudgedUnit, type NeutralReading, type SupportDecision } from '../cite/index.js';
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, isPlaceType, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, placeNeutral, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type AskedPeriod, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -145,9 +146,47 @@ function supportRecord(support: SupportDecision, injection: InjectionDetector, b
     judge: { ...support.judge, threshold_beyond_k: beyondK },
     injection: { model: injection.modelId, sha256: injection.sha256, threshold: injection.threshold, answer_threshold: injection.answerThreshold },
     units_total: support.units.length,
+    ...(support.neutralQuestion === null ? {} : { neutral_question: support.neutralQuestion }),
     units: support.units.flatMap((u) =>
-      u.score === null && u.excluded === null ? [] : [{ label: u.label, kind: u.kind, start: u.start, end: u.end, text: u.text, score: u.score, ...(u.excluded === null ? {} : { excluded: u.excluded }) }],
+      u.score === null && u.excluded === null
+        ? []
+        : [
+            {
+              label: u.label,
+              kind: u.kind,
+              start: u.start,
+              end: u.end,
+              text: u.text,
+              score: u.score,
+              ...(u.neutralScore === null ? {} : { neutral_score: u.neutralScore }),
+              ...(u.excluded === null ? {} : { excluded: u.excluded }),
+            },
+          ],
     ),
+  };
+}
+
+/**
+ * Candidate SN's second reading (docs/support-judge.md): for a question naming a place, the units about no place are read
+ * again with the place said neutrally ("the clinic"), since whether a rule for every clinic holds at the one named is the
+ * typed checks' to say: every such unit when no unit about the named place answers; else, for a question about single
+ * days no answering unit states, those of them that state the days. Undefined: the question names no place.
+ */
+function neutralReading(analysis: string, mentioned: EntityMentions, periods: readonly AskedPeriod[], asOf: IsoDate, assistant: AssistantConfig): NeutralReading | undefined {
+  const types = Object.keys(mentioned).filter((t) => isPlaceType(t) && (mentioned[t] ?? []).length > 0);
+  const question = placeNeutral(analysis, assistant, types);
+  if (types.length === 0 || question === analysis) return undefined;
+  const aboutAsked = (u: JudgedUnit): boolean => types.some((t) => (u.named[t] ?? []).some((v) => mentioned[t]?.includes(v) === true));
+  const statesDays = (u: JudgedUnit): boolean => namesAskedDay(u, periods, asOf);
+  const days = datedDays(periods).length > 0;
+  return {
+    question,
+    types,
+    select: (units, answering) => {
+      const answered = units.filter(answering);
+      if (!answered.some(aboutAsked)) return () => true;
+      return days && !answered.some(statesDays) ? statesDays : null;
+    },
   };
 }
 
@@ -308,6 +347,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             // does not say whether that provider still sees patients, takes new ones, or works on Fridays.
             // A question about what someone may do for the patient (or the patient for someone) is answered only by a unit that
             // speaks of a person other than the patient: "you can cancel in the portal" does not say whether a wife may.
+            neutral: neutralReading(analysis, mentioned, periods, asOf, deps.assistant),
             unitExclusion: (unit, text) =>
               dayExclusion(unit, periods, habitual, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
@@ -350,7 +390,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
-        const clarification = clarifyQuestion(answering);
+        // A day's rule for every site (SN): when the answering units that state the single days asked are all about no site,
+        // that day's rule holds at every site, and the question is not asked which one.
+        const dayUnits = datedDays(periods).length > 0 ? support.units.filter((u) => answers(support, u) && namesAskedDay(u, periods, asOf)) : [];
+        const places = Object.keys(deps.assistant.entities).filter(isPlaceType);
+        const clarification = dayUnits.length > 0 && dayUnits.every((u) => namesNone(u.named, places)) ? null : clarifyQuestion(answering);
         // Nor is a question about every site whose answer is on several sites' pages: it is answered site by site.
         const each = clarification === null ? null : eachValueAnswer(answering, clarification);
         if (clarification !== null && each === null) {

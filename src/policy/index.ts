@@ -1,5 +1,5 @@
 export { normalizeQuestion, MAX_QUESTION_CHARS, type NormalizedQuestion } from './normalize.js';
-export { deploymentNames, deploymentWords, entityLabel, mentionedEntities, quantifiedTypes } from './entities.js';
+export { deploymentNames, deploymentWords, entityLabel, isPlaceType, mentionedEntities, placeNeutral, quantifiedTypes } from './entities.js';
 export { clarifyQuestion, eachValueAnswer, everyValueRow, quoteLead, type ClarifyCandidate } from './clarify.js';
 export { abstentionMessage, noRequestMessage, routingMessage } from './messages.js';
 export { asksPlaceHours, channelOfHours } from './hours.js';
