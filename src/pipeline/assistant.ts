@@ -342,12 +342,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             assistant: deps.assistant,
             mentioned,
             passageExclusion: (p) => periodExclusion(p, periods, asOf, (day) => deps.inForce({ role: request.role, asOf: day })),
+            neutral: neutralReading(analysis, mentioned, periods, asOf, deps.assistant),
             // A table row about other days than asked does not answer (New Year's Eve's hours for Christmas Eve). A question
             // about a named person (redaction found one) is answered only by a unit that names a person: a generic rule
             // does not say whether that provider still sees patients, takes new ones, or works on Fridays.
             // A question about what someone may do for the patient (or the patient for someone) is answered only by a unit that
             // speaks of a person other than the patient: "you can cancel in the portal" does not say whether a wife may.
-            neutral: neutralReading(analysis, mentioned, periods, asOf, deps.assistant),
             unitExclusion: (unit, text) =>
               dayExclusion(unit, periods, habitual, asOf) ??
               (namesPerson && !deps.redact(unit.text).includes(PERSON_PLACEHOLDER) ? NAMES_NO_PERSON : null) ??
