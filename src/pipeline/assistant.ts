@@ -167,27 +167,18 @@ function supportRecord(support: SupportDecision, injection: InjectionDetector, b
 }
 
 /**
- * Candidate SN's second reading (docs/support-judge.md): for a question naming a place, the units about no place are read
- * again with the place said neutrally ("the clinic"), since whether a rule for every clinic holds at the one named is the
- * typed checks' to say: every such unit when no unit about the named place answers; else, for a question about single
- * days no answering unit states, those of them that state the days. Undefined: the question names no place.
+ * Candidate SN′'s second reading (docs/support-judge.md): for a question naming a place and asking about single days that
+ * no answering unit states, the units about no place that state those days (a closure for every clinic) are read again
+ * with the place said neutrally ("the clinic"): the judge reads a unit that does not name the clinic asked as one about
+ * another, and which clinics a unit is about is the typed checks' to say. Undefined: no such question.
  */
 function neutralReading(analysis: string, mentioned: EntityMentions, periods: readonly AskedPeriod[], asOf: IsoDate, assistant: AssistantConfig): NeutralReading | undefined {
   const types = Object.keys(mentioned).filter((t) => isPlaceType(t) && (mentioned[t] ?? []).length > 0);
+  if (types.length === 0 || datedDays(periods).length === 0) return undefined;
   const question = placeNeutral(analysis, assistant, types);
-  if (types.length === 0 || question === analysis) return undefined;
-  const aboutAsked = (u: JudgedUnit): boolean => types.some((t) => (u.named[t] ?? []).some((v) => mentioned[t]?.includes(v) === true));
+  if (question === analysis) return undefined;
   const statesDays = (u: JudgedUnit): boolean => namesAskedDay(u, periods, asOf);
-  const days = datedDays(periods).length > 0;
-  return {
-    question,
-    types,
-    select: (units, answering) => {
-      const answered = units.filter(answering);
-      if (!answered.some(aboutAsked)) return () => true;
-      return days && !answered.some(statesDays) ? statesDays : null;
-    },
-  };
+  return { question, types, select: (units, answering) => (units.some((u) => answering(u) && statesDays(u)) ? null : statesDays) };
 }
 
 /** A citation with its revision's review_by date and whether the revision was stale on as_of (reported, still usable). */
