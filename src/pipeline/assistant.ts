@@ -21,7 +21,7 @@ import { answers, findConflict, judgeSupport, namesNone, type JudgedUnit, type N
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, isPlaceType, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, placeNeutral, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type AskedPeriod, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, isPlaceType, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, namesAskedDayAlone, noRequestMessage, normalizeQuestion, periodExclusion, placeNeutral, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type AskedPeriod, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -381,9 +381,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
-        // A day's rule for every site (SN): when the answering units that state the single days asked are all about no site,
-        // that day's rule holds at every site, and the question is not asked which one.
-        const dayUnits = datedDays(periods).length > 0 ? support.units.filter((u) => answers(support, u) && namesAskedDay(u, periods, asOf)) : [];
+        // A day's rule for every site (SN″): when the answering units that state the single days asked, each as a day of its
+        // own, are all about no site, that day's rule holds at every site, and the question is not asked which one.
+        const dayUnits = datedDays(periods).length > 0 ? support.units.filter((u) => answers(support, u) && namesAskedDayAlone(u, periods, asOf)) : [];
         const places = Object.keys(deps.assistant.entities).filter(isPlaceType);
         const clarification = dayUnits.length > 0 && dayUnits.every((u) => namesNone(u.named, places)) ? null : clarifyQuestion(answering);
         // Nor is a question about every site whose answer is on several sites' pages: it is answered site by site.

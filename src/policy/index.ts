@@ -5,5 +5,5 @@ export { abstentionMessage, noRequestMessage, routingMessage } from './messages.
 export { asksPlaceHours, channelOfHours } from './hours.js';
 export { actedForAge, actingFor, namesAnotherPerson, speaksOnlyOfMinors, type ActedForAge } from './acting.js';
 export { INJECTION_MODEL, isInstruction, keptOutOfAnswers, loadInjectionDetector, shippedInjectionDetector, type InjectionDetector } from './injection.js';
-export { askedPeriods, datedDays, dayExclusion, dayPhrases, habitualDays, namesAskedDay, periodExclusion, statesDay, type AskedPeriod } from './period.js';
+export { askedPeriods, datedDays, dayExclusion, dayPhrases, habitualDays, namesAskedDay, namesAskedDayAlone, periodExclusion, statesDay, type AskedPeriod } from './period.js';
 export { policyNames, properNames } from './names.js';
