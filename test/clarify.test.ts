@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantConfig } from '../src/domain/index.js';
-import { clarifyQuestion, eachValueAnswer, mentionedEntities, normalizeQuestion, quantifiedTypes, quoteLead, type ClarifyCandidate } from '../src/policy/index.js';
+import { clarifyQuestion, eachValueAnswer, mentionedEntities, normalizeQuestion, placeNeutral, quantifiedTypes, quoteLead, type ClarifyCandidate } from '../src/policy/index.js';
 
 const assistant: AssistantConfig = {
   organization: 'Maple Valley Health',
@@ -145,6 +145,30 @@ describe('clarification', () => {
     const providers: AssistantConfig = { ...assistant, entities: { provider: { lee: ['Dr. Lee'] } } };
     expect(about('do all your providers take new patients', providers)).toEqual(['provider']);
     expect(about('are all your clinics open', providers)).toEqual([]);
+  });
+
+  it('says the places a question names as "the <type>", for the judge reading a unit about no place (candidate SN)', () => {
+    const neutral = (q: string, a: AssistantConfig = assistant): string => placeNeutral(normalizeQuestion(q).normalized, a, ['clinic']);
+    expect(neutral('is harbor clinic open next friday?')).toBe('is the clinic open next friday?');
+    expect(neutral('Until what time can I get blood drawn at the Harbor lab?')).toBe('until what time can i get blood drawn at the clinic lab?');
+    expect(neutral("what are harbor's hours")).toBe("what are the clinic's hours");
+    expect(neutral('is the harbour clinic or eastside open on dec 24')).toBe('is the clinic or the clinic open on dec 24');
+    expect(neutral('is the clinic open on saturday?')).toBe('is the clinic open on saturday?');
+    // Only the types asked for: a provider stays named.
+    const both: AssistantConfig = { ...assistant, entities: { ...assistant.entities, provider: { lee: ['Dr. Lee'] } } };
+    expect(placeNeutral('does dr. lee see patients at harbor?', both, ['clinic'])).toBe('does dr. lee see patients at the clinic?');
+  });
+
+  it('no alias of a named place is left in the neutral question, and a question naming none is unchanged (property)', () => {
+    const name = fc.constantFrom('harbor', 'Harbor Clinic', 'eastside clinic', 'EASTSIDE');
+    const filler = fc.array(fc.constantFrom('is', 'the', 'open', 'on', 'parking', 'at', 'saturday', 'lab', 'clinic', 'where', 'hours?'), { maxLength: 6 });
+    fc.assert(
+      fc.property(filler, fc.option(name, { nil: undefined }), filler, (before, n, after) => {
+        const text = [...before, ...(n === undefined ? [] : [n]), ...after].join(' ');
+        const said = placeNeutral(text, assistant, ['clinic']);
+        return n === undefined ? said === text : Object.keys(mentionedEntities(said, assistant, { typos: true })).length === 0;
+      }),
+    );
   });
 
   it('a quantifier, an owner and a count before a place noun, in any case and number, read as every site (property)', () => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsoDate, RevisionId, SourceId } from '../src/domain/index.js';
 import type { Runtime } from '../src/main.js';
-import { askedPeriods, datedDays, dayExclusion, dayPhrases, habitualDays, namesAskedDay, periodExclusion, statesDay } from '../src/policy/index.js';
+import { askedPeriods, datedDays, dayExclusion, dayPhrases, habitualDays, namesAskedDay, namesAskedDayAlone, periodExclusion, statesDay } from '../src/policy/index.js';
 import { US_HOLIDAY_NAMES } from '../src/policy/period.js';
 import { createHybridRetriever } from '../src/retrieve/index.js';
 import { demoRuntime, hashEmbedder } from './helpers.js';
@@ -209,6 +209,17 @@ describe('holidays and the table rows about a day', () => {
     expect(namesAskedDay(row('Holiday: Christmas Eve; Hours: 8–12'), [], TODAY)).toBe(false);
     // A day inside a longer period asked about is not the period: "in december" is not Christmas Eve.
     expect(namesAskedDay(row('Date: Thursday, December 24, 2026; Harbor: 8 am–noon'), askedPeriods('what are your saturday hours in december', TODAY), TODAY)).toBe(false);
+  });
+
+  it('tells a unit that states the asked day as a day of its own from one whose span only contains it (candidate SN″)', () => {
+    const christmasEve = askedPeriods('are you open christmas eve?', TODAY);
+    const sentence = (text: string) => ({ ...row(text), kind: 'sentence' as const });
+    expect(namesAskedDayAlone(row('Date: Thursday, December 24, 2026; Harbor: 8 am–noon'), christmasEve, TODAY)).toBe(true);
+    expect(namesAskedDayAlone(sentence('All clinics close at noon on Christmas Eve.'), christmasEve, TODAY)).toBe(true);
+    for (const span of ['Dates: Dec 24 – Jan 1; Hours: reduced', 'Walk-in flu shot clinics run from September 14, 2026 through March 31, 2027.']) {
+      expect(namesAskedDay(row(span), christmasEve, TODAY), span).toBe(true);
+      expect(namesAskedDayAlone(row(span), christmasEve, TODAY), span).toBe(false);
+    }
   });
 
   it('every holiday of the calendar, asked by its name on any day, is that holiday within half the longest gap between two of its occurrences (property)', () => {

@@ -329,6 +329,26 @@ describe('the pipeline, outcome by outcome', () => {
     }
   });
 
+  it('answers a day at a named clinic from the rule for every clinic that states that day, and a clinic\'s own hours from its page (candidate SN)', async () => {
+    // Asked on 2026-12-20, next Friday is Christmas Day: the judge reads the closure for every clinic with the clinic said
+    // neutrally, since it names no clinic, and the unit that states the day is quoted instead of Harbor's weekly hours.
+    const friday = await runtime.assistant.ask({ question: 'is harbor clinic open next friday?', role: 'patient', asOf: '2026-12-20' });
+    expect(friday.outcome).toBe('answer');
+    expect(friday.answer).toMatch(/closed on Friday, December 25, 2026/u);
+    expect(friday.citations.map((c) => c.source_id)).toEqual(['holiday-closures']);
+    const judged = friday.support_decision !== null && friday.support_decision !== undefined && 'units' in friday.support_decision ? friday.support_decision : null;
+    expect(judged?.neutral_question).toBe('is the clinic open next friday?');
+    expect(judged?.units.find((u) => /December 25, 2026/u.test(u.text))?.neutral_score).toBeGreaterThanOrEqual(judged?.judge.threshold ?? 1);
+    // A day's rule for every clinic is not asked "which clinic?".
+    const mlk = await runtime.assistant.ask({ question: 'is the clinic closed on mlk day', role: 'patient', asOf: '2026-12-20' });
+    expect(mlk.outcome).toBe('answer');
+    expect(mlk.answer).toMatch(/closed on Monday, January 18, 2027/u);
+    // The clinic's own unit answers: no second reading, and no rule for every clinic beside it.
+    const hours = await runtime.assistant.ask({ question: "what are harbor clinic's hours?", role: 'patient', asOf: '2026-12-20' });
+    expect(hours.answer).toMatch(/^Harbor Clinic is open Monday through Friday/u);
+    expect(hours.support_decision !== null && hours.support_decision !== undefined && 'units' in hours.support_decision ? hours.support_decision.neutral_question : 'none').toBeUndefined();
+  });
+
   it('refuses blank and over-long questions as bad input', async () => {
     await expect(ask('   ')).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(ask('x'.repeat(10_001))).rejects.toMatchObject({ code: 'BAD_INPUT' });

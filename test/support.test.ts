@@ -326,8 +326,9 @@ describe('conflicting sources in force', () => {
   /** The judge's decision as data: every given passage's text one unit, scored as given. */
   const decided = (passages: readonly (readonly [LabeledPassage, number])[]): SupportDecision => ({
     judge: { model: 'fixed', sha256: '0'.repeat(64), threshold: 0.5 },
-    units: passages.map(([p, score]): JudgedUnit => ({ kind: 'sentence', text: p.passage.text, start: 0, end: p.passage.text.length, label: p.label, rank: 0, named: {}, excluded: null, score })),
+    units: passages.map(([p, score]): JudgedUnit => ({ kind: 'sentence', text: p.passage.text, start: 0, end: p.passage.text.length, label: p.label, rank: 0, named: {}, excluded: null, score, neutralScore: null })),
     addressing: new Set(passages.filter(([, s]) => s >= 0.5).map(([p]) => p.label)),
+    neutralQuestion: null,
   });
 
   it('finds two sources for the same clinic that both answer and state a value differently, and nothing else', () => {

@@ -1,4 +1,4 @@
-export { answers, judgeSupport, type JudgedUnit, type SupportDecision } from './judged.js';
+export { answers, judgeSupport, namesNone, type JudgedUnit, type NeutralReading, type SupportDecision } from './judged.js';
 export { flaggedSpans, judgeText, passageUnits, type RowCell, type Unit } from './units.js';
 export type { FlaggedSpan } from './flagged.js';
 export { checkLabels, parseLabeledSentences, stripLabels, type LabelCheck, type LabeledSentence } from './labels.js';

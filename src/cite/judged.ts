@@ -13,8 +13,10 @@ export interface JudgedUnit extends Unit {
   readonly named: EntityMentions;
   /** Why the unit cannot answer whatever the judge says (about another site than the one asked, or a revision not in force for the period asked); not judged then. */
   readonly excluded: string | null;
-  /** P(answers) from the judge; null when the unit was not judged (excluded, or beyond the judge's budget). */
+  /** P(answers) from the judge, the higher of its readings; null when the unit was not judged (excluded, or beyond the judge's budget). */
   readonly score: number | null;
+  /** P(answers) read with the question's places said neutrally (candidate SN), for a unit read so; else null. */
+  readonly neutralScore: number | null;
 }
 
 /** The support decision over the candidate passages; its figures go into the trace. */
@@ -24,6 +26,19 @@ export interface SupportDecision {
   readonly units: readonly JudgedUnit[];
   /** Labels of passages holding a unit that answers the question. */
   readonly addressing: ReadonlySet<string>;
+  /** The question with its places said neutrally, when some unit was read with it (candidate SN); else null. */
+  readonly neutralQuestion: string | null;
+}
+
+/**
+ * A second reading for units about no value of the place types a question names (candidate SN): the question with those
+ * places said as "the <type>" (`placeNeutral`), and which units to read with it once the first reading is known.
+ */
+export interface NeutralReading {
+  readonly question: string;
+  readonly types: readonly string[];
+  /** Given the first reading (every unit, and whether it answers), which units to read again; null: none. */
+  readonly select: (units: readonly JudgedUnit[], answering: (unit: JudgedUnit) => boolean) => ((unit: JudgedUnit) => boolean) | null;
 }
 
 /** A unit answers when the judge scored it at or above its calibrated threshold; a score is never proof of more. */
@@ -51,6 +66,9 @@ function exclusion(named: EntityMentions, asked: EntityMentions, assistant: Assi
   }
   return null;
 }
+
+/** Whether a unit names (or is tagged with) no value of any of `types`: a rule for every site, as far as those types go. */
+export const namesNone = (named: EntityMentions, types: readonly string[]): boolean => types.every((t) => (named[t] ?? []).length === 0);
 
 /** A unit as the judge reads it, with what does not depend on the question: its words and the entity values it names. */
 interface DrawnUnit {
@@ -110,8 +128,10 @@ function preselect(question: string, candidates: readonly { readonly terms: Read
  */
 function judgedUnit(unit: Unit, found: Omit<JudgedUnit, keyof Unit>): JudgedUnit {
   const { kind, text, start, end, cells } = unit;
-  const { label, rank, named, excluded, score } = found;
-  return cells === undefined ? { kind, text, start, end, label, rank, named, excluded, score } : { kind, text, start, end, cells, label, rank, named, excluded, score };
+  const { label, rank, named, excluded, score, neutralScore } = found;
+  return cells === undefined
+    ? { kind, text, start, end, label, rank, named, excluded, score, neutralScore }
+    : { kind, text, start, end, cells, label, rank, named, excluded, score, neutralScore };
 }
 
 /**
@@ -136,6 +156,8 @@ export async function judgeSupport(options: {
    * or null; default: none. `text` is the unit as the judge reads it, under its page title and headings.
    */
   readonly unitExclusion?: (unit: Unit, text: string) => string | null;
+  /** A second reading with the question's places said neutrally, for the units about none of them it selects; default: none. */
+  readonly neutral?: NeutralReading | undefined;
 }): Promise<SupportDecision> {
   const { judge, question, assistant } = options;
   const injection = options.injection ?? shippedInjectionDetector();
@@ -156,8 +178,22 @@ export async function judgeSupport(options: {
   const judgedIndexes = eligible.filter((_, j) => chosen.has(j));
   const scores = await judge.score(question, judgedIndexes.map((i) => candidates[i]?.text ?? ''));
   const scoreOf = new Map(judgedIndexes.map((i, j) => [i, scores[j] ?? 0]));
-  const units = candidates.map((c, i) => judgedUnit(c.unit, { label: c.label, rank: c.rank, named: c.named, excluded: c.excluded, score: scoreOf.get(i) ?? null }));
   const decision = { judge: { model: judge.modelId, sha256: judge.sha256, threshold: judge.threshold } };
+  const unitsWith = (neutralOf: ReadonlyMap<number, number>): JudgedUnit[] =>
+    candidates.map((c, i) => {
+      const first = scoreOf.get(i) ?? null;
+      const neutralScore = neutralOf.get(i) ?? null;
+      const score = first === null || neutralScore === null ? first : Math.max(first, neutralScore);
+      return judgedUnit(c.unit, { label: c.label, rank: c.rank, named: c.named, excluded: c.excluded, score, neutralScore });
+    });
+  let units = unitsWith(new Map());
+  const neutral = options.neutral;
+  const select = neutral?.select(units, (u) => answers(decision, u)) ?? null;
+  const again = neutral === undefined || select === null ? [] : judgedIndexes.filter((i) => namesNone(candidates[i]?.named ?? {}, neutral.types) && select(units[i] as JudgedUnit));
+  if (neutral !== undefined && again.length > 0) {
+    const neutralScores = await judge.score(neutral.question, again.map((i) => candidates[i]?.text ?? ''));
+    units = unitsWith(new Map(again.map((i, j) => [i, neutralScores[j] ?? 0])));
+  }
   // The judge decides which units answer, and the answering unit it scores highest comes first (the
   // cascade's averaged logits rank answers: docs/support-judge.md, candidate O'; one judge's scores,
   // saturated near 1, did not), the better-retrieved passage on a tie; then the rest by score.
@@ -166,5 +202,5 @@ export async function judgeSupport(options: {
     .map((u, i) => ({ u, i }))
     .sort((a, b) => passes(b.u) - passes(a.u) || (b.u.score ?? -1) - (a.u.score ?? -1) || a.u.rank - b.u.rank || a.i - b.i)
     .map(({ u }) => u);
-  return { ...decision, units: ordered, addressing: new Set(ordered.filter((u) => answers(decision, u)).map((u) => u.label)) };
+  return { ...decision, units: ordered, addressing: new Set(ordered.filter((u) => answers(decision, u)).map((u) => u.label)), neutralQuestion: again.length > 0 ? (neutral?.question ?? null) : null };
 }

@@ -72,6 +72,8 @@ export const JudgedSupportSchema = z.object({
   injection: z.object({ model: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/u), threshold: z.number(), answer_threshold: z.number().optional() }).optional(),
   /** Units considered (judged or not): the judge reads at most this many per question. */
   units_total: z.number().int().nonnegative(),
+  /** The question with its places said neutrally ("the clinic"), when units about no place were read with it too (since session 40). */
+  neutral_question: z.string().optional(),
   units: z.array(
     z.object({
       label: LabelSchema,
@@ -79,8 +81,10 @@ export const JudgedSupportSchema = z.object({
       start: z.number().int().nonnegative(),
       end: z.number().int().nonnegative(),
       text: z.string(),
-      /** P(answers); null for a unit a hard check excluded before judging. */
+      /** P(answers), the higher of its readings; null for a unit a hard check excluded before judging. */
       score: z.number().nullable(),
+      /** P(answers) read with `neutral_question`, for a unit read with it (since session 40). */
+      neutral_score: z.number().optional(),
       /** Why no score could make it an answer (it is about another site than the one asked). */
       excluded: z.string().optional(),
     }),

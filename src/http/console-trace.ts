@@ -101,10 +101,10 @@ function supportSection(t: Trace): string {
     td(esc(u.kind)),
     td(esc(u.text)),
     td(`${u.start}–${u.end}`),
-    td(u.score === null ? '-' : fixed(u.score)),
+    td(u.score === null ? '-' : `${fixed(u.score)}${u.neutral_score === undefined ? '' : ` <small>(neutral reading ${fixed(u.neutral_score)})</small>`}`),
     u.excluded !== undefined ? td(`excluded: ${esc(u.excluded)}`) : u.score !== null && u.score >= d.judge.threshold ? td('answers', 'ok') : td('does not answer'),
   ]);
-  return `<p>Judge: <code>${esc(d.judge.model)}</code> sha256 <code>${esc(d.judge.sha256.slice(0, 16))}…</code>, threshold ${fixed(d.judge.threshold, 2)}${beyondK(d.judge.threshold_beyond_k, t.config.k)}; it read ${d.units.length} of ${d.units_total} units of the retrieved passages.</p>
+  return `<p>Judge: <code>${esc(d.judge.model)}</code> sha256 <code>${esc(d.judge.sha256.slice(0, 16))}…</code>, threshold ${fixed(d.judge.threshold, 2)}${beyondK(d.judge.threshold_beyond_k, t.config.k)}; it read ${d.units.length} of ${d.units_total} units of the retrieved passages.${d.neutral_question === undefined ? '' : ` Units about no site were also read with the site said neutrally: <q>${esc(d.neutral_question)}</q> (a unit keeps the higher score).`}</p>
 ${table(['label', 'unit', 'text', 'span', 'score', 'decision'], rows)}`;
 }
 

@@ -6,6 +6,7 @@ import {
   labelOf,
   TraceIdSchema,
   type AssistantConfig,
+  type EntityMentions,
   type IsoDate,
   type LabeledPassage,
   type Outcome,
@@ -16,11 +17,11 @@ import {
   type SourceId,
   type Trace,
 } from '../domain/index.js';
-import { answers, findConflict, judgeSupport, type SupportDecision } from '../cite/index.js';
+import { answers, findConflict, judgeSupport, namesNone, type JudgedUnit, type NeutralReading, type SupportDecision } from '../cite/index.js';
 import { generateValidated } from './generate-stage.js';
 import type { Generator } from '../generate/index.js';
 import type { SupportJudge } from '../judge/index.js';
-import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, noRequestMessage, normalizeQuestion, periodExclusion, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type InjectionDetector } from '../policy/index.js';
+import { abstentionMessage, actedForAge, actingFor, askedPeriods, asksPlaceHours, datedDays, channelOfHours, clarifyQuestion, dayExclusion, eachValueAnswer, everyValueRow, habitualDays, isPlaceType, quoteLead, mentionedEntities, namesAnotherPerson, namesAskedDay, namesAskedDayAlone, noRequestMessage, normalizeQuestion, periodExclusion, placeNeutral, quantifiedTypes, routingMessage, shippedInjectionDetector, speaksOnlyOfMinors, type AskedPeriod, type InjectionDetector } from '../policy/index.js';
 import type { ScopeRouter } from '../scope/index.js';
 import { offeredPassages } from './offer.js';
 import type { Hit, Retriever } from '../retrieve/index.js';
@@ -145,10 +146,39 @@ function supportRecord(support: SupportDecision, injection: InjectionDetector, b
     judge: { ...support.judge, threshold_beyond_k: beyondK },
     injection: { model: injection.modelId, sha256: injection.sha256, threshold: injection.threshold, answer_threshold: injection.answerThreshold },
     units_total: support.units.length,
+    ...(support.neutralQuestion === null ? {} : { neutral_question: support.neutralQuestion }),
     units: support.units.flatMap((u) =>
-      u.score === null && u.excluded === null ? [] : [{ label: u.label, kind: u.kind, start: u.start, end: u.end, text: u.text, score: u.score, ...(u.excluded === null ? {} : { excluded: u.excluded }) }],
+      u.score === null && u.excluded === null
+        ? []
+        : [
+            {
+              label: u.label,
+              kind: u.kind,
+              start: u.start,
+              end: u.end,
+              text: u.text,
+              score: u.score,
+              ...(u.neutralScore === null ? {} : { neutral_score: u.neutralScore }),
+              ...(u.excluded === null ? {} : { excluded: u.excluded }),
+            },
+          ],
     ),
   };
+}
+
+/**
+ * Candidate SN′'s second reading (docs/support-judge.md): for a question naming a place and asking about single days that
+ * no answering unit states, the units about no place that state those days (a closure for every clinic) are read again
+ * with the place said neutrally ("the clinic"): the judge reads a unit that does not name the clinic asked as one about
+ * another, and which clinics a unit is about is the typed checks' to say. Undefined: no such question.
+ */
+function neutralReading(analysis: string, mentioned: EntityMentions, periods: readonly AskedPeriod[], asOf: IsoDate, assistant: AssistantConfig): NeutralReading | undefined {
+  const types = Object.keys(mentioned).filter((t) => isPlaceType(t) && (mentioned[t] ?? []).length > 0);
+  if (types.length === 0 || datedDays(periods).length === 0) return undefined;
+  const question = placeNeutral(analysis, assistant, types);
+  if (question === analysis) return undefined;
+  const statesDays = (u: JudgedUnit): boolean => namesAskedDay(u, periods, asOf);
+  return { question, types, select: (units, answering) => (units.some((u) => answering(u) && statesDays(u)) ? null : statesDays) };
 }
 
 /** A citation with its revision's review_by date and whether the revision was stale on as_of (reported, still usable). */
@@ -303,6 +333,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             assistant: deps.assistant,
             mentioned,
             passageExclusion: (p) => periodExclusion(p, periods, asOf, (day) => deps.inForce({ role: request.role, asOf: day })),
+            neutral: neutralReading(analysis, mentioned, periods, asOf, deps.assistant),
             // A table row about other days than asked does not answer (New Year's Eve's hours for Christmas Eve). A question
             // about a named person (redaction found one) is answered only by a unit that names a person: a generic rule
             // does not say whether that provider still sees patients, takes new ones, or works on Fridays.
@@ -350,7 +381,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           const below = labeled.length > k ? `; below the ${k} best-retrieved ${top(k, labeled.length)} < ${beyondKThreshold}` : '';
           return abstain('NO_SUPPORT', `no offered unit answers the question (best judge score ${top(0, k)} < ${support.judge.threshold}${below})`);
         }
-        const clarification = clarifyQuestion(answering);
+        // A day's rule for every site (SN″): when the answering units that state the single days asked, each as a day of its
+        // own, are all about no site, that day's rule holds at every site, and the question is not asked which one.
+        const dayUnits = datedDays(periods).length > 0 ? support.units.filter((u) => answers(support, u) && namesAskedDayAlone(u, periods, asOf)) : [];
+        const places = Object.keys(deps.assistant.entities).filter(isPlaceType);
+        const clarification = dayUnits.length > 0 && dayUnits.every((u) => namesNone(u.named, places)) ? null : clarifyQuestion(answering);
         // Nor is a question about every site whose answer is on several sites' pages: it is answered site by site.
         const each = clarification === null ? null : eachValueAnswer(answering, clarification);
         if (clarification !== null && each === null) {

@@ -12,14 +12,16 @@ const MIN_REPAIRED_LENGTH = 6;
  */
 const misspells = (word: string, name: string): boolean => name.length >= MIN_REPAIRED_LENGTH && word[0] === name[0] && withinOneEdit(word, name);
 
-/** Whether the words of `alias` occur in `words` in order, each exactly or (with `typos`) as a typo of it. */
-function namedIn(words: readonly string[], alias: readonly string[], typos: boolean): boolean {
-  if (alias.length === 0) return false;
+/** Where the words of `alias` occur in `words` in order, each exactly or (with `typos`) as a typo of it: the index of each first word. */
+function* namedAt(words: readonly string[], alias: readonly string[], typos: boolean): Generator<number> {
+  if (alias.length === 0) return;
   for (let start = 0; start + alias.length <= words.length; start += 1) {
-    if (alias.every((name, i) => words[start + i] === name || (typos && misspells(words[start + i] ?? '', name)))) return true;
+    if (alias.every((name, i) => words[start + i] === name || (typos && misspells(words[start + i] ?? '', name)))) yield start;
   }
-  return false;
 }
+
+/** Whether the words of `alias` occur in `words` in order, each exactly or (with `typos`) as a typo of it. */
+const namedIn = (words: readonly string[], alias: readonly string[], typos: boolean): boolean => !namedAt(words, alias, typos).next().done;
 
 /**
  * Entity values a text names through an alias from assistant.yaml, per entity type. A question
@@ -70,6 +72,39 @@ function quantifierPattern(type: string): RegExp {
 export function quantifiedTypes(normalized: string, assistant: AssistantConfig): string[] {
   const text = normalized.toLowerCase();
   return Object.keys(assistant.entities).filter((type) => quantifierPattern(type).test(text));
+}
+
+/** Whether an entity type names places: its name is a noun for a place (clinic, site, location, campus, ...). */
+export const isPlaceType = (type: string): boolean => PLACE_NOUNS.includes(type.toLowerCase());
+
+/**
+ * The question with every mention of a value of `types` said as "the <type>" ("is harbor clinic open next friday?" ->
+ * "is the clinic open next friday?"; "at the Harbor lab" -> "at the clinic lab"), typos read as `mentionedEntities` reads
+ * them. What the judge reads for a unit about no value of those types: whether a rule for every clinic holds at the one
+ * named is the typed checks' to say, not the judge's (docs/support-judge.md, candidate SN).
+ */
+export function placeNeutral(normalized: string, assistant: AssistantConfig, types: readonly string[]): string {
+  const tokens = Array.from(normalized.matchAll(WORD), (m) => ({ word: m[0].toLowerCase(), from: m.index, to: m.index + m[0].length }));
+  const words = tokens.map((t) => t.word);
+  const mentions = types.flatMap((type) =>
+    Object.entries(assistant.entities[type] ?? {}).flatMap(([value, aliases]) =>
+      [value, ...aliases].flatMap((name) => {
+        const alias = name.toLowerCase().match(WORD) ?? [];
+        return Array.from(namedAt(words, alias, true), (first) => ({ type, first, last: first + alias.length - 1 }));
+      }),
+    ),
+  );
+  // The longest mention wins where two overlap ("Harbor Clinic" over "Harbor"); then replaced from the end, so offsets hold.
+  const kept: (typeof mentions)[number][] = [];
+  for (const m of mentions.sort((a, b) => b.last - b.first - (a.last - a.first) || a.first - b.first)) {
+    if (kept.every((k) => m.last < k.first || m.first > k.last)) kept.push(m);
+  }
+  let text = normalized;
+  for (const m of kept.sort((a, b) => b.first - a.first)) {
+    const said = words[m.first - 1] === 'the' ? m.type.toLowerCase() : `the ${m.type.toLowerCase()}`;
+    text = `${text.slice(0, tokens[m.first]?.from)}${said}${text.slice(tokens[m.last]?.to)}`;
+  }
+  return text;
 }
 
 /** The display name for an entity value: its first alias, else the value. */

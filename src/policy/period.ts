@@ -511,6 +511,16 @@ export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf:
 }
 
 /**
+ * Whether a unit states each single day asked as a day of its own (a date or a holiday it names whose span is that one
+ * day), not only inside a span that contains it: a closure on Monday, January 18, not a season from September to March.
+ */
+export function namesAskedDayAlone(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
+  const { dates, holidays } = namedDaysOf(unit, asOf);
+  const days = [...dates, ...holidays];
+  return namesAskedDay(unit, periods, asOf) && periods.every((p) => p.from !== p.to || days.some((d) => d.from === p.from && d.to === p.to));
+}
+
+/**
  * Why a unit cannot answer for the days asked, or null: it is about other calendar days than any
  * asked ("Date: December 31 (New Year's Eve)", or "closed on Thanksgiving and Christmas Day", for a
  * question about Christmas Eve); or it is about particular days and the question asks about a weekday
