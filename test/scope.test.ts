@@ -58,8 +58,10 @@ describe('scope routing', () => {
   });
 
   it('answers emoji, mixed scripts and punctuation with a routing decision, never a crash', async () => {
-    for (const q of ['🙂', '¿Puedo cambiar mi cita? 予約を変更できますか', '?!?!']) {
+    for (const q of ['😭', '¿Puedo cambiar mi cita? 予約を変更できますか', '?!?!']) {
       expect(['in_scope', 'clinical', 'emergency', 'crisis', 'language']).toContain((await route(q)).route);
     }
+    // An emoji that says "ok" or "thanks" asks nothing (session 40).
+    expect(await route('🙂')).toMatchObject({ route: 'no_request', decided_by: 'phatic' });
   });
 });
