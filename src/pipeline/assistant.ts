@@ -167,7 +167,7 @@ function supportRecord(support: SupportDecision, injection: InjectionDetector, b
 }
 
 /**
- * Candidate SN′'s second reading (docs/support-judge.md): for a question naming a place and asking about single days that
+ * SN″'s second reading (docs/support-judge.md, session 40): for a question naming a place and asking about single days that
  * no answering unit states, the units about no place that state those days (a closure for every clinic) are read again
  * with the place said neutrally ("the clinic"): the judge reads a unit that does not name the clinic asked as one about
  * another, and which clinics a unit is about is the typed checks' to say. Undefined: no such question.

@@ -43,6 +43,8 @@ export function mentionedEntities(normalized: string, assistant: AssistantConfig
 
 /** Nouns a patient uses for any of a deployment's places, whatever its entity type is called. */
 const PLACE_NOUNS = ['site', 'clinic', 'location', 'office', 'campus', 'center', 'centre', 'branch', 'practice'];
+/** Whether an entity type names places: its name is a noun for a place (clinic, site, location, campus, ...). */
+export const isPlaceType = (type: string): boolean => PLACE_NOUNS.includes(type.toLowerCase());
 /** Determiners that range over every value: "all (of) your sites", "any clinic", "each location", "which locations". */
 const EVERY = String.raw`(?:all|every|each|any|both|which)`;
 const OWNER = String.raw`(?:of\s+)?(?:your|the|ur|y'?all(?:'s)?|you\s+guys'?|these|those)?`;
@@ -56,7 +58,7 @@ function quantifierPattern(type: string): RegExp {
   const key = type.toLowerCase();
   let pattern = quantifierPatterns.get(key);
   if (pattern === undefined) {
-    const noun = (PLACE_NOUNS.includes(key) ? PLACE_NOUNS : [key]).flatMap((n) => [plural(n), n]).join('|');
+    const noun = (isPlaceType(key) ? PLACE_NOUNS : [key]).flatMap((n) => [plural(n), n]).join('|');
     pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])${EVERY}\s+${OWNER}\s*${COUNT}\s*(?:${noun})(?![\p{L}\p{N}])`, 'u');
     quantifierPatterns.set(key, pattern);
   }
@@ -73,9 +75,6 @@ export function quantifiedTypes(normalized: string, assistant: AssistantConfig):
   const text = normalized.toLowerCase();
   return Object.keys(assistant.entities).filter((type) => quantifierPattern(type).test(text));
 }
-
-/** Whether an entity type names places: its name is a noun for a place (clinic, site, location, campus, ...). */
-export const isPlaceType = (type: string): boolean => PLACE_NOUNS.includes(type.toLowerCase());
 
 /**
  * The question with every mention of a value of `types` said as "the <type>" ("is harbor clinic open next friday?" ->
