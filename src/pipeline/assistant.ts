@@ -222,6 +222,8 @@ function retrievedOf(labeled: readonly LabeledPassage[], hits: readonly Hit[], j
 export function createAssistant(deps: AssistantDeps): Assistant {
   // Loaded (and its pinned files checked) at start-up, not at the first question.
   const injection = shippedInjectionDetector();
+  // The deployment's entity types that name places: a day's rule about none of them holds at every site (SN″).
+  const placeTypes = Object.keys(deps.assistant.entities).filter(isPlaceType);
   const abstain = (reason: Reason, detail: string, rejected: Trace['rejected'] = [], generation: Trace['generation'] = null): Decision => ({
     outcome: 'abstain',
     reason,
@@ -384,8 +386,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         // A day's rule for every site (SN″): when the answering units that state the single days asked, each as a day of its
         // own, are all about no site, that day's rule holds at every site, and the question is not asked which one.
         const dayUnits = datedDays(periods).length > 0 ? support.units.filter((u) => answers(support, u) && namesAskedDayAlone(u, periods, asOf)) : [];
-        const places = Object.keys(deps.assistant.entities).filter(isPlaceType);
-        const clarification = dayUnits.length > 0 && dayUnits.every((u) => namesNone(u.named, places)) ? null : clarifyQuestion(answering);
+        const clarification = dayUnits.length > 0 && dayUnits.every((u) => namesNone(u.named, placeTypes)) ? null : clarifyQuestion(answering);
         // Nor is a question about every site whose answer is on several sites' pages: it is answered site by site.
         const each = clarification === null ? null : eachValueAnswer(answering, clarification);
         if (clarification !== null && each === null) {

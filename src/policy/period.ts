@@ -503,11 +503,17 @@ const overlapsAsked = (stated: readonly AskedPeriod[], periods: readonly AskedPe
  */
 export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
   if (periods.length === 0) return false;
-  // Every date a unit names counts here, a sentence's too: a date is no reason to set a unit aside, but one
-  // naming the very day asked ("All clinics are closed on Monday, January 18, 2027.") is about it.
-  const { dates, holidays } = namedDaysOf(unit, asOf);
-  const days = [...dates, ...holidays];
+  const days = everyNamedDay(unit, asOf);
   return periods.every((p) => days.some((s) => s.from <= p.from && p.to <= s.to));
+}
+
+/**
+ * Every day or span a unit names, its dates and holidays alike: a sentence's date counts here, since a date is no reason to
+ * set a unit aside, but one naming the very day asked ("All clinics are closed on Monday, January 18, 2027.") is about it.
+ */
+function everyNamedDay(unit: Unit, asOf: IsoDate): readonly AskedPeriod[] {
+  const { dates, holidays } = namedDaysOf(unit, asOf);
+  return [...dates, ...holidays];
 }
 
 /**
@@ -515,8 +521,7 @@ export function namesAskedDay(unit: Unit, periods: readonly AskedPeriod[], asOf:
  * day), not only inside a span that contains it: a closure on Monday, January 18, not a season from September to March.
  */
 export function namesAskedDayAlone(unit: Unit, periods: readonly AskedPeriod[], asOf: IsoDate): boolean {
-  const { dates, holidays } = namedDaysOf(unit, asOf);
-  const days = [...dates, ...holidays];
+  const days = everyNamedDay(unit, asOf);
   return namesAskedDay(unit, periods, asOf) && periods.every((p) => p.from !== p.to || days.some((d) => d.from === p.from && d.to === p.to));
 }
 
